@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"uhno/internal/config"
+)
+
+// run executes the command line args and returns the process exit code:
+// 0 on success, 1 on any error. Errors are printed to stderr as one line
+// starting with "uhno: "; nothing below this function exits the process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "uhno: %s\n", oneLine(err.Error()))
+		return 1
+	}
+	return 0
+}
+
+// oneLine joins the lines of a message (cobra's "unknown command" error
+// spans several) into one.
+func oneLine(msg string) string {
+	var parts []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// newRootCmd returns the uhno command tree, writing to stdout and stderr.
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "uhno",
+		Short:         "Train and evaluate the U-HNO neural operator on PDE benchmarks",
+		Long:          rootHelp(),
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
+	})
+	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil))
+	return root
+}
+
+// rootHelp is the long description of `uhno --help`.
+func rootHelp() string {
+	var b strings.Builder
+	b.WriteString(`uhno trains and evaluates U-HNO, the neural operator of "U-HNO: A U-shaped
+Hybrid Neural Operator with Sparse-Point Adaptive Routing for Non-stationary
+PDE Dynamics". U-HNO learns the one-step map of a PDE and is rolled out
+autoregressively. At every level of a U-shaped encoder/decoder it runs two
+branches on every grid point: a global Fourier branch (a spectral
+convolution) and a local branch of multi-scale normalized Gaussian kernels.
+SPAR, sparse-point adaptive routing, then picks one branch per point with a
+hard top-k mask whose keep-ratio follows the contrast of its routing logits.
+
+Tasks (the paper's benchmarks; each has a built-in configuration):
+`)
+	for _, t := range config.Tasks() {
+		fmt.Fprintf(&b, "  %-8s %s: %s\n", t.Name, t.Title, t.Summary)
+	}
+	b.WriteString(`
+Commands in this version: "config" prints a task's merged configuration,
+"doctor" reports the build and the machine. Data generation, training and
+evaluation commands are not in this version yet.
+
+Builds: bin/uhno (make build) is the CPU build: plain Go, runs on any
+machine. A CUDA build (bin/uhno-cuda, go build -tags cuda) is planned for
+NVIDIA GPUs; "uhno doctor" says which backends a binary has and whether a
+GPU is present.`)
+	return b.String()
+}

@@ -1,0 +1,114 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Data sources.
+const (
+	// SourceGenerated marks data made by uhno's own solvers.
+	SourceGenerated = "generated"
+	// SourcePDEBench marks data read from a PDEBench HDF5 file.
+	SourcePDEBench = "pdebench"
+)
+
+// TaskSpec describes what one benchmark task is and which task-specific PDE
+// keys it uses. It is fixed by the paper (Sec. 4.1, App. B); a Config for the
+// task must agree with it.
+type TaskSpec struct {
+	// Name is the task's key, e.g. "burgers".
+	Name string
+	// Title is the paper's name for it, e.g. "1D Burgers".
+	Title string
+	// Summary is a one-line description of the equation and its regime.
+	Summary string
+	// Dim is the number of spatial dimensions.
+	Dim int
+	// Static tasks (Darcy) map a coefficient to a solution: no time axis.
+	Static bool
+	// Source is where the paper takes the data from.
+	Source string
+	// Boundary is the paper's boundary condition.
+	Boundary string
+	// Uses lists the task-specific pde keys the task reads (beyond
+	// pde.domain, pde.grid and pde.boundary, which every task has).
+	Uses []string
+	// Optional lists the keys of Uses that may be left unset.
+	Optional []string
+}
+
+// Tasks returns the eight benchmark tasks in the paper's order.
+func Tasks() []TaskSpec {
+	ic := []string{"pde.ic.kind", "pde.ic.alpha", "pde.ic.tau", "pde.ic.sigma"}
+	with := func(keys ...string) []string { return append(keys, ic...) }
+	return []TaskSpec{
+		{Name: "burgers", Title: "1D Burgers", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
+			Summary: "u_t + u u_x = nu u_xx on [0,1]: viscous shocks",
+			Uses:    with("pde.solver_grid", "pde.nu", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},
+		{Name: "ks", Title: "1D Kuramoto-Sivashinsky", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
+			Summary: "u_t + u u_x + u_xx + u_xxxx = 0 on [0,64]: spatio-temporal chaos",
+			Uses:    with("pde.solver_grid", "pde.dt", "pde.t_end", "pde.t_burn"), Optional: []string{"pde.solver_grid", "pde.t_burn"}},
+		{Name: "kdv", Title: "1D Korteweg-de Vries", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
+			Summary: "u_t + 6 u u_x + u_xxx = 0 on [0,64]: dispersive waves and solitons",
+			Uses:    with("pde.solver_grid", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},
+		{Name: "adv2d", Title: "2D Advection", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
+			Summary: "u_t + c . grad u = 0 on [0,1]^2: transport, solved by exact shifting",
+			Uses:    with("pde.velocity", "pde.t_end")},
+		{Name: "ac2d", Title: "2D Allen-Cahn", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
+			Summary: "u_t = eps^2 lap u + u - u^3 on [0,1]^2: moving interfaces",
+			Uses:    with("pde.solver_grid", "pde.eps", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},
+		{Name: "ns2d", Title: "2D Navier-Stokes", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
+			Summary: "vorticity form, nu = 1e-3, forcing 0.1(sin 2pi(x+y) + cos 2pi(x+y)): vortical flow",
+			Uses:    with("pde.solver_grid", "pde.nu", "pde.forcing", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid", "pde.forcing"}},
+		{Name: "darcy", Title: "2D Darcy", Dim: 2, Static: true, Source: SourcePDEBench, Boundary: "dirichlet",
+			Summary: "-div(a grad u) = f on [0,1]^2: static coefficient-to-solution map (PDEBench)",
+			Uses:    []string{"pde.forcing"}},
+		{Name: "cfd3d", Title: "3D-CFD-M1.0Rand", Dim: 3, Source: SourcePDEBench, Boundary: "periodic",
+			Summary: "compressible Navier-Stokes at Mach 1.0 on [0,1]^3, 5 channels (PDEBench)",
+			Uses:    []string{"pde.mach", "pde.eta", "pde.zeta", "pde.gamma", "pde.t_end"}},
+	}
+}
+
+// TaskNames returns the task names in the paper's order.
+func TaskNames() []string {
+	specs := Tasks()
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// LookupTask returns the spec of the named task, or an error that lists the
+// valid names and suggests the nearest one.
+func LookupTask(name string) (TaskSpec, error) {
+	for _, s := range Tasks() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	names := TaskNames()
+	msg := fmt.Sprintf("config: unknown task %q; valid tasks: %s", name, strings.Join(names, ", "))
+	if near, ok := Nearest(name, names); ok {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return TaskSpec{}, fmt.Errorf("%s", msg)
+}
+
+// Ablations returns the model.ablation values with their meaning (paper
+// Tab. ablation-setup), in the paper's order.
+func Ablations() [][2]string {
+	return [][2]string{
+		{"full", "U-shape, dual branch, SPAR, asymmetric decoder, normalized kernel, full loss"},
+		{"A", "NoLocal: remove the multi-scale Gaussian branch"},
+		{"B", "NoGlobal: remove the Fourier branch"},
+		{"C", "NoCBC: lambda_cbc = 0"},
+		{"D", "NoH1: lambda_h1 = 0"},
+		{"E", "MSE only: lambda_h1 = lambda_cbc = 0"},
+		{"F", "NoSPAR: additive concat r = W_o[z_F; z_G] instead of the per-pixel MUX"},
+		{"G", "NoUShape: flat stack of hybrid blocks at input resolution"},
+		{"H", "SymDec: both decoder branches consume the upsampled bottleneck"},
+		{"I", "NoNorm: drop the Gaussian kernel normalization"},
+	}
+}

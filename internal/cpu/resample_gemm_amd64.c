@@ -1,0 +1,150 @@
+//go:build cgo && amd64
+
+#include "resample_gemm_amd64.h"
+
+#define MR 6  // = convMR in resample_gemm.go
+#define NR 16 // = convNR in resample_gemm.go
+
+// Vectors of 8 and 16 floats (GCC vector extensions). aligned(4): the
+// operands are only float-aligned.
+typedef float v8 __attribute__((vector_size(32), aligned(4)));
+typedef float v16 __attribute__((vector_size(64), aligned(4)));
+
+#define splat8(x) ((v8){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define splat16(x) ((v16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
+
+// gemm8 is the kernel for AVX2/FMA (and, compiled without, the portable
+// fallback): for each B panel (16 columns, kept in L1 while the A panels
+// stream past) and each A panel (6 rows) the 6 x 16 block of C is held in
+// 12 vector accumulators of 8 floats over the whole sum on k, then stored
+// or added to C. Every entry sums its k terms in increasing order.
+static inline __attribute__((always_inline)) void gemm8(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add) {
+	for (long jb = 0; jb < n; jb += NR) {
+		const float *b = bp + (jb / NR) * l * NR;
+		long nr = n - jb < NR ? n - jb : NR;
+		for (long ib = 0; ib < m; ib += MR) {
+			const float *a = ap + (ib / MR) * l * MR;
+			long mr = m - ib < MR ? m - ib : MR;
+			v8 acc[MR][2];
+			for (int r = 0; r < MR; r++)
+				acc[r][0] = acc[r][1] = splat8(0.0f);
+			for (long k = 0; k < l; k++) {
+				v8 b0 = *(const v8 *)(b + k * NR), b1 = *(const v8 *)(b + k * NR + 8);
+				const float *ak = a + k * MR;
+				for (int r = 0; r < MR; r++) {
+					v8 av = splat8(ak[r]);
+					acc[r][0] += av * b0;
+					acc[r][1] += av * b1;
+				}
+			}
+			for (long r = 0; r < mr; r++) {
+				float *cr = c + (ib + r) * ldc + jb;
+				if (nr == NR) {
+					v8 *c0 = (v8 *)cr, *c1 = (v8 *)(cr + 8);
+					*c0 = add ? *c0 + acc[r][0] : acc[r][0];
+					*c1 = add ? *c1 + acc[r][1] : acc[r][1];
+					continue;
+				}
+				float t[NR];
+				*(v8 *)t = acc[r][0];
+				*(v8 *)(t + 8) = acc[r][1];
+				for (long j = 0; j < nr; j++)
+					cr[j] = add ? cr[j] + t[j] : t[j];
+			}
+		}
+	}
+}
+
+// gemm16 is the AVX-512 kernel: two B panels at a time (32 columns), the
+// 6 x 32 block in 12 accumulators of 16 floats; a last odd panel uses 6.
+// (Measured on the project's Sapphire Rapids machine: about 85 GMAC/s per
+// core against 55 for gemm8 with AVX2, and 12-23% faster ConvDown end to
+// end; three panels at a time were no faster.)
+__attribute__((target("arch=x86-64-v4"))) static void gemm16(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add) {
+	for (long jb = 0; jb < n; jb += 2 * NR) {
+		const float *b = bp + (jb / NR) * l * NR;
+		long nr = n - jb < 2 * NR ? n - jb : 2 * NR;
+		int two = nr > NR;
+		for (long ib = 0; ib < m; ib += MR) {
+			const float *a = ap + (ib / MR) * l * MR;
+			long mr = m - ib < MR ? m - ib : MR;
+			v16 acc[MR][2];
+			for (int r = 0; r < MR; r++)
+				acc[r][0] = acc[r][1] = splat16(0.0f);
+			if (two) {
+				const float *b2 = b + l * NR;
+				for (long k = 0; k < l; k++) {
+					v16 b0 = *(const v16 *)(b + k * NR), b1 = *(const v16 *)(b2 + k * NR);
+					const float *ak = a + k * MR;
+					for (int r = 0; r < MR; r++) {
+						v16 av = splat16(ak[r]);
+						acc[r][0] += av * b0;
+						acc[r][1] += av * b1;
+					}
+				}
+			} else {
+				for (long k = 0; k < l; k++) {
+					v16 b0 = *(const v16 *)(b + k * NR);
+					const float *ak = a + k * MR;
+					for (int r = 0; r < MR; r++)
+						acc[r][0] += splat16(ak[r]) * b0;
+				}
+			}
+			for (long r = 0; r < mr; r++) {
+				float *cr = c + (ib + r) * ldc + jb;
+				if (nr == 2 * NR) {
+					v16 *c0 = (v16 *)cr, *c1 = (v16 *)(cr + NR);
+					*c0 = add ? *c0 + acc[r][0] : acc[r][0];
+					*c1 = add ? *c1 + acc[r][1] : acc[r][1];
+					continue;
+				}
+				float t[2 * NR];
+				*(v16 *)t = acc[r][0];
+				*(v16 *)(t + NR) = acc[r][1];
+				for (long j = 0; j < nr; j++)
+					cr[j] = add ? cr[j] + t[j] : t[j];
+			}
+		}
+	}
+}
+
+__attribute__((target("arch=x86-64-v3"))) static void gemm8_v3(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add) {
+	gemm8(c, ldc, m, n, ap, bp, l, add);
+}
+
+static void gemm8_default(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add) {
+	gemm8(c, ldc, m, n, ap, bp, l, add);
+}
+
+// conv_level is the widest kernel the CPU (and OS) supports: 2 for
+// AVX-512, 1 for AVX2+FMA, 0 otherwise.
+static int conv_level(void) {
+	__builtin_cpu_init(); // idempotent; needed if called before libgcc's constructor
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+	    __builtin_cpu_supports("avx512cd"))
+		return 2;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return 1;
+	return 0;
+}
+
+int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add) {
+	if (level < 0 || level > conv_level())
+		return -1;
+	switch (level) {
+	case 2:
+		gemm16(c, ldc, m, n, ap, bp, l, add);
+		break;
+	case 1:
+		gemm8_v3(c, ldc, m, n, ap, bp, l, add);
+		break;
+	default:
+		gemm8_default(c, ldc, m, n, ap, bp, l, add);
+	}
+	return 0;
+}
+
+void uhno_conv_gemm(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add) {
+	uhno_conv_gemm_level(conv_level(), c, ldc, m, n, ap, bp, l, add);
+}

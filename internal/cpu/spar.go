@@ -1,0 +1,157 @@
+package cpu
+
+import (
+	"math"
+	"sort"
+
+	"uhno/internal/tensor"
+)
+
+// TopKMask implements tensor.Backend: per sample, ones at the k[b] largest
+// scores (ties to the lower flat index), zeros elsewhere.
+func (b *Backend) TopKMask(mask, s *tensor.Tensor, k []int) {
+	M, S := data(mask), data(s)
+	n := s.SpatialSize()
+	b.parallel(s.Batch(), 1, func(lo, hi int) {
+		idx := make([]int32, n)
+		for bi := lo; bi < hi; bi++ {
+			topKInto(M[bi*n:][:n], S[bi*n:][:n], k[bi], idx)
+		}
+	})
+}
+
+// topKInto writes the top-k mask of scores into mask using idx as scratch.
+func topKInto(mask, scores []float32, k int, idx []int32) {
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	sort.Slice(idx, func(a, c int) bool {
+		sa, sc := scores[idx[a]], scores[idx[c]]
+		if sa != sc {
+			return sa > sc
+		}
+		return idx[a] < idx[c]
+	})
+	clear(mask)
+	for _, i := range idx[:k] {
+		mask[i] = 1
+	}
+}
+
+// SPARKeep implements tensor.Backend (Eq. spar-rho): per sample,
+// c = std(s)/(mean|s| + eps) with the unbiased std, rho = clip(rho0 (1 +
+// beta tanh(c-1)), rho_min, rho_max), k = ceil(rho N) clamped to [1, N],
+// and the top-k mask. stats[b] = (c, rho, k).
+func (b *Backend) SPARKeep(hard, stats, s *tensor.Tensor, p tensor.SPARParams) {
+	H, ST, S := data(hard), data(stats), data(s)
+	n := s.SpatialSize()
+	b.parallel(s.Batch(), 1, func(lo, hi int) {
+		idx := make([]int32, n)
+		for bi := lo; bi < hi; bi++ {
+			sc := S[bi*n:][:n]
+			c, rho, k := keepRatio(sc, p)
+			ST[bi*3], ST[bi*3+1], ST[bi*3+2] = c, rho, float32(k)
+			topKInto(H[bi*n:][:n], sc, k, idx)
+		}
+	})
+}
+
+// keepRatio evaluates Eq. spar-rho for one sample's scores, in float64.
+func keepRatio(s []float32, p tensor.SPARParams) (c, rho float32, k int) {
+	n := len(s)
+	var sum, sumAbs float64
+	for _, v := range s {
+		sum += float64(v)
+		sumAbs += math.Abs(float64(v))
+	}
+	mean := sum / float64(n)
+	var q float64
+	for _, v := range s {
+		d := float64(v) - mean
+		q += d * d
+	}
+	std := 0.0
+	if n > 1 {
+		std = math.Sqrt(q / float64(n-1))
+	}
+	c64 := std / (sumAbs/float64(n) + p.Eps)
+	r := p.Rho0 * (1 + p.Beta*math.Tanh(c64-1))
+	r = math.Min(math.Max(r, p.RhoMin), p.RhoMax)
+	c, rho = float32(c64), float32(r)
+	k = CeilKeep(r, n)
+	return c, rho, k
+}
+
+// CeilKeep is k = ceil(rho N) of Alg. 1, evaluated in float64 with a
+// 1e-9 tolerance so that a product that is an integer up to rounding (rho =
+// 0.1, N = 10) is not bumped to the next integer; k is clamped to [1, N].
+func CeilKeep(rho float64, n int) int {
+	k := int(math.Ceil(rho*float64(n) - 1e-9))
+	return max(1, min(k, n))
+}
+
+// SPARRoute implements tensor.Backend: r = zF where hard = 1, zG elsewhere.
+func (b *Backend) SPARRoute(r, zF, zG, hard *tensor.Tensor) {
+	R, F, G, H := data(r), data(zF), data(zG), data(hard)
+	c, sp := zF.Channels(), zF.SpatialSize()
+	b.parallel(zF.Batch()*c, grainFor(sp), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			bi := j / c
+			h := H[bi*sp:][:sp]
+			rr, f, g := R[j*sp:][:sp], F[j*sp:][:sp], G[j*sp:][:sp]
+			for i := range rr {
+				rr[i] = g[i] + h[i]*(f[i]-g[i])
+			}
+		}
+	})
+}
+
+// SPARRouteBackward implements tensor.Backend (App. A.1):
+// direct path dzF += g dr, dzG += (1-g) dr with g = hard;
+// score path ds += sum_c dr (zF - zG) sigmoid'(s/T) / T.
+func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32) {
+	DR, F, G, H := data(dr), data(zF), data(zG), data(hard)
+	c, sp := zF.Channels(), zF.SpatialSize()
+	if dzF != nil || dzG != nil {
+		DF, DG := data(dzF), data(dzG)
+		b.parallel(zF.Batch()*c, grainFor(sp), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				h := H[(j/c)*sp:][:sp]
+				d := DR[j*sp:][:sp]
+				if DF != nil {
+					df := DF[j*sp:][:sp]
+					for i := range df {
+						df[i] += h[i] * d[i]
+					}
+				}
+				if DG != nil {
+					dg := DG[j*sp:][:sp]
+					for i := range dg {
+						dg[i] += (1 - h[i]) * d[i]
+					}
+				}
+			}
+		})
+	}
+	if ds != nil {
+		DS, S := data(ds), data(s)
+		b.parallel(zF.Batch(), 1, func(lo, hi int) {
+			acc := make([]float32, sp)
+			for bi := lo; bi < hi; bi++ {
+				clear(acc)
+				for ch := 0; ch < c; ch++ {
+					off := (bi*c + ch) * sp
+					d, f, g := DR[off:][:sp], F[off:][:sp], G[off:][:sp]
+					for i := range acc {
+						acc[i] += d[i] * (f[i] - g[i])
+					}
+				}
+				dsr, sr := DS[bi*sp:][:sp], S[bi*sp:][:sp]
+				for i := range dsr {
+					sg := sigmoid(sr[i] / temperature)
+					dsr[i] += acc[i] * sg * (1 - sg) / temperature
+				}
+			}
+		})
+	}
+}

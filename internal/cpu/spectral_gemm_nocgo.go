@@ -1,0 +1,22 @@
+//go:build !cgo
+
+package cpu
+
+// specHaveC reports that the C kernels of spectral_gemm.c are not built
+// (cgo is disabled); the plain-Go kernels run instead.
+const specHaveC = false
+
+func sgemmC(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, acc bool) {
+	sgemmGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
+}
+
+func cgemmC(m, n, p int, g []float32, ldg int, in []float32, ldi int, out []float32, ldo int, acc bool) {
+	cgemmGo(m, n, p, g, ldg, in, ldi, out, ldo, acc)
+}
+
+func rowmixScratch(P, Q, R, L int) int { return 0 }
+
+func rowmixC(P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, br, bv int, conjb bool,
+	out []float32, ou, ov int, scale []float32, acc bool, scratch []float32) {
+	rowmixGo(P, Q, R, L, a, au, ar, conja, b, br, bv, conjb, out, ou, ov, scale, acc)
+}

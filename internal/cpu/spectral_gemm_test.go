@@ -1,0 +1,187 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"uhno/internal/tensor"
+	"uhno/internal/tensor/gradcheck"
+)
+
+// gemmShapes cover the vector blocks of the C kernels (24, 16, 8 columns
+// for sgemm; 8 and 4 complex columns for cgemm), their scalar tails, row
+// counts that are not multiples of 4, and padded strides.
+var gemmShapes = []struct{ m, n, k, pad int }{
+	{1, 1, 1, 0}, {3, 2, 5, 1}, {4, 8, 3, 0}, {5, 24, 64, 3}, {7, 12, 9, 2},
+	{9, 40, 17, 0}, {16, 64, 24, 1}, {6, 5, 130, 2}, {13, 31, 7, 1}, {4, 4, 1, 0},
+}
+
+// closeTo fails unless got matches want to float32 rounding of sums of k
+// products of O(1) values.
+func closeTo(t *testing.T, what string, got, want []float32, k int) {
+	t.Helper()
+	tol := 1e-6 * float64(k+4)
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > tol*math.Max(1, math.Abs(float64(want[i]))) {
+			t.Fatalf("%s[%d] = %.8g, want %.8g", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestSpectralKernelsC checks the C kernels against the plain-Go ones
+// they replace, overwriting and accumulating.
+func TestSpectralKernelsC(t *testing.T) {
+	if !specHaveC {
+		t.Skip("cgo disabled: only the plain-Go kernels are built")
+	}
+	for _, s := range gemmShapes {
+		for _, acc := range []bool{false, true} {
+			t.Run(fmt.Sprintf("gemm/%dx%dx%d_acc=%v", s.m, s.n, s.k, acc), func(t *testing.T) {
+				lda, ldb, ldc := s.k+s.pad, s.n+s.pad, s.n+2*s.pad
+				a := gradcheck.Random(1, s.m*lda)
+				bm := gradcheck.Random(2, s.k*ldb)
+				want := gradcheck.Random(3, s.m*ldc)
+				got := append([]float32(nil), want...)
+				sgemmGo(s.m, s.n, s.k, a, lda, bm, ldb, want, ldc, acc)
+				sgemmC(s.m, s.n, s.k, a, lda, bm, ldb, got, ldc, acc)
+				closeTo(t, "sgemm", got, want, s.k)
+
+				// complex: g [m x k], in [k x n], out [m x n]
+				g := gradcheck.Random(4, 2*s.m*lda)
+				x := gradcheck.Random(5, 2*s.k*ldb)
+				cwant := gradcheck.Random(6, 2*s.m*ldc)
+				cgot := append([]float32(nil), cwant...)
+				cgemmGo(s.m, s.k, s.n, g, lda, x, ldb, cwant, ldc, acc)
+				cgemmC(s.m, s.k, s.n, g, lda, x, ldb, cgot, ldc, acc)
+				closeTo(t, "cgemm", cgot, cwant, 2*s.k)
+			})
+		}
+	}
+	// rowmix: tiles of 3 u x 2 v with tails, lane counts that are not
+	// multiples of 4, both conjugations, strided operands.
+	for _, s := range []struct{ P, Q, R, L int }{
+		{1, 1, 1, 1}, {3, 2, 5, 4}, {7, 5, 3, 12}, {16, 9, 32, 6}, {4, 3, 17, 3}, {2, 8, 16, 24}, {5, 1, 2, 2},
+	} {
+		for _, v := range []struct{ conja, conjb, acc bool }{{false, false, false}, {true, false, true}, {false, true, false}, {true, true, true}} {
+			t.Run(fmt.Sprintf("rowmix/%dx%dx%d_L%d_%v", s.P, s.Q, s.R, s.L, v), func(t *testing.T) {
+				// a is [u][r] with row padding, bm is [v][r] read as [r][v],
+				// out is [v][u], each element 2L floats plus 2 of padding.
+				el := 2*s.L + 2
+				au, ar := (s.R+1)*el, el
+				bv, br := s.R*el, el
+				ou, ov := el, s.P*el
+				a := gradcheck.Random(7, s.P*au)
+				bm := gradcheck.Random(8, s.Q*bv)
+				scale := gradcheck.Random(9, s.L)
+				want := gradcheck.Random(10, s.Q*ov)
+				got := append([]float32(nil), want...)
+				rowmixGo(s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, want, ou, ov, scale, v.acc)
+				rowmixC(s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, got, ou, ov, scale, v.acc,
+					make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L)))
+				closeTo(t, "rowmix", got, want, 2*s.R)
+			})
+		}
+	}
+}
+
+// TestSpectralConvPortable runs the whole operation, forward and backward,
+// with the C kernels and with the plain-Go ones.
+func TestSpectralConvPortable(t *testing.T) {
+	if !specHaveC {
+		t.Skip("cgo disabled: only the plain-Go kernels are built")
+	}
+	cases := []struct {
+		shape    []int
+		cout, k0 int
+	}{
+		{[]int{3, 5, 40}, 6, 13},
+		{[]int{2, 5, 16, 12}, 7, 5},
+		{[]int{2, 3, 6, 8, 10}, 4, 3},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.shape), func(t *testing.T) {
+			ws := tensor.SpectralWeightShape(len(c.shape)-2, c.shape[1], c.cout, c.k0)
+			x := gradcheck.Random(7, tensor.Numel(c.shape))
+			w := gradcheck.Random(8, tensor.Numel(ws))
+			var res [2][3][]float32
+			for v, portable := range []bool{false, true} {
+				b := New(2)
+				b.spec.portable = portable
+				tp := tensor.NewTape(b)
+				xl := tensor.NewLeaf(b, "x", x, c.shape...)
+				wl := tensor.NewLeaf(b, "w", w, ws...)
+				xl.SetRequiresGrad(true)
+				wl.SetRequiresGrad(true)
+				y := tp.SpectralConv(xl, wl, c.k0)
+				tp.BackwardWith(y, tp.FromHost(gradcheck.Random(9, y.Numel()), y.Shape...))
+				res[v] = [3][]float32{tensor.ToHost(b, y), tensor.ToHost(b, xl.Grad), tensor.ToHost(b, wl.Grad)}
+				tp.Release()
+			}
+			for k, name := range []string{"y", "dx", "dw"} {
+				var scale float64
+				for _, v := range res[1][k] {
+					scale = math.Max(scale, math.Abs(float64(v)))
+				}
+				for j := range res[1][k] {
+					if math.Abs(float64(res[0][k][j]-res[1][k][j])) > 1e-5*scale {
+						t.Fatalf("%s[%d]: C %.7g, Go %.7g", name, j, res[0][k][j], res[1][k][j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSpectralKernels times the kernels, plain Go against C, at the
+// shapes of the 2D 64x64, K=12, B16 C32 case: the last-axis transform
+// (rows x 64 -> 24 and back), a full-axis transform (24 x 64 complex
+// times 64 x 12) and one mode row's channel mixing.
+func BenchmarkSpectralKernels(b *testing.B) {
+	a := gradcheck.Random(1, 1024*64)
+	f := gradcheck.Random(2, 64*24)
+	c := make([]float32, 1024*64)
+	g := gradcheck.Random(3, 2*24*64)
+	x := gradcheck.Random(4, 2*64*32)
+	o := make([]float32, 2*64*32)
+	xs := gradcheck.Random(5, 16*32*24)
+	ws := gradcheck.Random(6, 32*32*24)
+	zs := make([]float32, 16*32*24)
+	sc := gradcheck.Random(7, 12)
+	scratch := make([]float32, rowmixScratch(16, 32, 32, 12))
+	ks := []struct {
+		name  string
+		goRun func()
+		cRun  func()
+		macs  int
+	}{
+		{"sgemm_1024x64x24",
+			func() { sgemmGo(1024, 24, 64, a, 64, f, 24, c, 24, false) },
+			func() { sgemmC(1024, 24, 64, a, 64, f, 24, c, 24, false) }, 1024 * 64 * 24},
+		{"sgemm_1024x24x64",
+			func() { sgemmGo(1024, 64, 24, a, 24, f, 64, c, 64, false) },
+			func() { sgemmC(1024, 64, 24, a, 24, f, 64, c, 64, false) }, 1024 * 64 * 24},
+		{"cgemm_24x64x12",
+			func() { cgemmGo(24, 64, 12, g, 64, x, 12, o, 12, false) },
+			func() { cgemmC(24, 64, 12, g, 64, x, 12, o, 12, false) }, 4 * 24 * 64 * 12},
+		{"rowmix_16x32x32_L12",
+			func() { rowmixGo(16, 32, 32, 12, xs, 32*24, 24, false, ws, 32*24, 24, false, zs, 32*24, 24, sc, false) },
+			func() {
+				rowmixC(16, 32, 32, 12, xs, 32*24, 24, false, ws, 32*24, 24, false, zs, 32*24, 24, sc, false, scratch)
+			}, 4 * 16 * 32 * 32 * 12},
+	}
+	for _, k := range ks {
+		for _, fast := range []bool{false, true} {
+			name, run := k.name+"/go", k.goRun
+			if fast {
+				name, run = k.name+"/c", k.cRun
+			}
+			b.Run(name, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					run()
+				}
+				b.ReportMetric(float64(k.macs)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+			})
+		}
+	}
+}

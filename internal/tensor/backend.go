@@ -1,0 +1,187 @@
+package tensor
+
+import "math"
+
+// Backend is a compute device: it owns memory and runs uhno's operations.
+//
+// Conventions for every method:
+//   - Fields have shape [B, C, spatial...] with 1, 2 or 3 spatial axes,
+//     row-major, the last spatial axis fastest.
+//   - Forward methods overwrite their output (the first argument).
+//   - Backward methods ADD into the gradient tensors they receive
+//     (dx += ...); a nil gradient means "not needed" and is skipped.
+//   - Shapes were checked by the Tape before the call; a backend may assume
+//     they are consistent.
+//
+// The CPU backend (internal/cpu) is the reference implementation; the CUDA
+// backend (internal/cuda) is tested against it.
+type Backend interface {
+	// Name is a short label such as "cpu" or "cuda".
+	Name() string
+
+	// Alloc returns zero-filled storage for n float32 values.
+	Alloc(n int) Storage
+	// Free releases storage; the backend may reuse it.
+	Free(s Storage)
+	// View returns a window [off, off+n) of s that shares its memory.
+	View(s Storage, off, n int) Storage
+	// Upload copies host values into s (len(src) <= s.Len()).
+	Upload(dst Storage, src []float32)
+	// Download copies s into host memory (len(dst) <= s.Len()).
+	Download(dst []float32, src Storage)
+	// Zero sets every element to 0.
+	Zero(s Storage)
+	// Copy copies src into dst (same length).
+	Copy(dst, src Storage)
+
+	// Elementwise, on tensors of equal shape.
+	Add(y, a, b *Tensor)               // y = a + b
+	Sub(y, a, b *Tensor)               // y = a - b
+	Mul(y, a, b *Tensor)               // y = a * b
+	Scale(y, x *Tensor, s float32)     // y = s * x
+	AddScaled(y, x *Tensor, s float32) // y += s * x (accumulation)
+	MulAcc(y, a, b *Tensor)            // y += a * b (accumulation)
+
+	// GELU with the exact erf form, gelu(x) = x * Phi(x).
+	GELU(y, x *Tensor)
+	GELUBackward(dx, dy, x *Tensor)
+	// Sigmoid y = 1/(1+exp(-x)); backward uses the saved output y.
+	Sigmoid(y, x *Tensor)
+	SigmoidBackward(dx, dy, y *Tensor)
+
+	// Pointwise is the 1x1 channel mixing of every layer:
+	// y[b,o,x] = sum_i w[o,i] * x[b,i,x] + bias[o]; w is [Cout, Cin], bias
+	// [Cout] or nil.
+	Pointwise(y, x, w, bias *Tensor)
+	PointwiseBackward(dx, dw, dbias, dy, x, w *Tensor)
+
+	// ConvDown is the encoder's kernel-3 stride-2 convolution with circular
+	// padding 1 on every spatial axis (Sec. 3.2): output axes are N/2 (N
+	// even), y[b,o,j] = sum_{i,t} w[o,i,t] x[b,i,(2j+t-1) mod N] + bias[o]
+	// per axis; w is [Cout, Cin, 3, ..., 3] (one 3 per spatial axis).
+	ConvDown(y, x, w, bias *Tensor)
+	ConvDownBackward(dx, dw, dbias, dy, x, w *Tensor)
+
+	// Upsample2x doubles every spatial axis by linear (1D), bilinear (2D)
+	// or trilinear (3D) interpolation with PyTorch's align_corners=false
+	// convention (source coordinate (j+0.5)/2-0.5, clamped at the edges).
+	Upsample2x(y, x *Tensor)
+	Upsample2xBackward(dx, dy *Tensor)
+
+	// SpectralConv is the Fourier branch's spectral convolution
+	// z = irfft(R . rfft(x)) (Sec. 3.2, App. C.4). Modes are kept per axis up
+	// to K = min(K0, floor(N/2)) (Eq. mode-cap): [0:K] on the last (rfft)
+	// axis and both [0:K] and [N-K:N] on every other axis, so there are
+	// 2^(d-1) corners. w has shape [2^(d-1), Cin, Cout, K0, ..., K0, 2]
+	// (real, imaginary last), sliced to [:K] on every mode axis at run time.
+	// Transforms are unnormalised forward and 1/prod(N) on the inverse,
+	// matching numpy/PyTorch's rfftn/irfftn; the imaginary parts of the DC
+	// and (for even N) Nyquist bins of the last axis are dropped by irfft.
+	SpectralConv(y, x, w *Tensor, k0 int)
+	SpectralConvBackward(dx, dw, dy, x, w *Tensor, k0 int)
+
+	// GaussianConv is the depthwise circular convolution of the multi-scale
+	// Gaussian branch (Eq. gaussian-kernel). logSigma is [S, G]: S scales,
+	// G channel groups per scale. x has S*C channels; channel c uses scale
+	// m = c / C and group g = (c % C) / (C / G). The kernel for (m, g) is the
+	// box-supported Gaussian with radius r = min(ceil(3 sigma), opt.MaxRadius,
+	// (Nmin-1)/2) on every axis, divided by its sum when opt.Normalize (App.
+	// C.5). Because the support is a box, the d-dimensional kernel is the
+	// outer product of 1D kernels and backends may apply it axis by axis.
+	// The radius is treated as a constant for the gradient with respect to
+	// logSigma (it is piecewise constant in sigma).
+	GaussianConv(y, x, logSigma *Tensor, opt GaussOpts)
+	GaussianConvBackward(dx, dlogSigma, dy, x, logSigma *Tensor, opt GaussOpts)
+
+	// ChannelCopy copies channels [srcFrom, srcFrom+n) of src into channels
+	// [dstFrom, dstFrom+n) of dst, adding instead of overwriting when
+	// accumulate is set. dst and src share batch and spatial shape. It is
+	// the one primitive behind concatenation, slicing and their backwards.
+	ChannelCopy(dst *Tensor, dstFrom int, src *Tensor, srcFrom, n int, accumulate bool)
+
+	// MeanStd writes the per-(sample, channel) spatial mean and unbiased
+	// standard deviation (divisor N-1) of x into mean and std, both [B, C].
+	MeanStd(mean, std, x *Tensor)
+	MeanStdBackward(dx, dmean, dstd, x, mean, std *Tensor)
+
+	// TopKMask sets mask[b, 0, x] = 1 for the k[b] largest s[b, 0, x] of
+	// each sample and 0 elsewhere; ties go to the lower flat index. s and
+	// mask are [B, 1, spatial...]. No gradient.
+	TopKMask(mask, s *Tensor, k []int)
+
+	// SPARKeep computes the contrast-adaptive keep-ratio of Eq. spar-rho and
+	// the hard top-k mask of each sample without leaving the device:
+	// c = std_x(s) / (mean_x |s| + eps), rho = clip(rho0 (1 + beta
+	// tanh(c - 1)), rho_min, rho_max), k = ceil(rho N). s and hard are
+	// [B, 1, spatial...]; stats is [B, 3] holding (c, rho, k). No gradient.
+	SPARKeep(hard, stats, s *Tensor, p SPARParams)
+
+	// SPARRoute is the per-pixel hard MUX with the straight-through gate
+	// g = g_hard + sigmoid(s/T) - sg(sigmoid(s/T)) (Sec. 3.3):
+	// r = g zF + (1-g) zG, whose forward value uses g = hard. zF, zG, r are
+	// [B, C, spatial...]; s and hard are [B, 1, spatial...].
+	SPARRoute(r, zF, zG, hard *Tensor)
+	// SPARRouteBackward adds the direct path dzF += g dr, dzG += (1-g) dr
+	// (Eq. spar-direct) and the score path ds += sum_c dr (zF - zG)
+	// sigmoid'(s/T)/T (App. A.1).
+	SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *Tensor, temperature float32)
+
+	// MSE writes mean((a-b)^2) into the one-element tensor out.
+	MSE(out, a, b *Tensor)
+	// MSEBackward adds dout * 2 (a-b) / n into da and its negative into db.
+	MSEBackward(da, db, dout, a, b *Tensor)
+
+	// Diff is the first derivative along spatial axis `axis` (0-based among
+	// the spatial axes) with grid spacing h: periodic central differences
+	// (x[i+1]-x[i-1])/(2h) when periodic, otherwise central in the interior
+	// and first-order one-sided differences at the two boundary points.
+	Diff(y, x *Tensor, axis int, h float32, periodic bool)
+	DiffBackward(dx, dy *Tensor, axis int, h float32, periodic bool)
+}
+
+// GaussOpts configures GaussianConv.
+type GaussOpts struct {
+	// Normalize divides each kernel by its sum (Eq. gaussian-kernel); false
+	// is ablation mode I (NoNorm).
+	Normalize bool
+	// MaxRadius caps ceil(3 sigma) so kernels stay inside coarse grids; 0
+	// means no cap beyond the grid's own (Nmin-1)/2.
+	MaxRadius int
+}
+
+// SPARParams are the SPAR keep-ratio hyper-parameters (Eq. spar-rho); the
+// paper's defaults are DefaultSPAR. They are float64 so that k = ceil(rho N)
+// is exact at the clip values (0.1 * 10 = 1 in float64, not in float32);
+// backends evaluate the keep-ratio in double precision.
+type SPARParams struct {
+	Rho0, Beta, RhoMin, RhoMax, Temperature, Eps float64
+}
+
+// DefaultSPAR holds the paper's SPAR defaults (Sec. 4.1, App. D.1):
+// rho0 = 0.30, beta = 0.25, rho_min = 0.10, rho_max = 0.90, T = 0.8, eps = 1e-6.
+var DefaultSPAR = SPARParams{Rho0: 0.30, Beta: 0.25, RhoMin: 0.10, RhoMax: 0.90, Temperature: 0.8, Eps: 1e-6}
+
+// GaussianRadius is the support radius of a Gaussian kernel with the given
+// sigma on a grid whose smallest axis has nmin points:
+// min(ceil(3 sigma), maxRadius (if > 0), (nmin-1)/2). Every backend uses it.
+func GaussianRadius(sigma float64, maxRadius, nmin int) int {
+	r := int(math.Ceil(3 * sigma))
+	if maxRadius > 0 && r > maxRadius {
+		r = maxRadius
+	}
+	if lim := (nmin - 1) / 2; r > lim {
+		r = lim
+	}
+	if r < 0 {
+		r = 0
+	}
+	return r
+}
+
+// ModeCap is Eq. mode-cap: K_eff = min(K0, floor(N/2)).
+func ModeCap(k0, n int) int {
+	if n/2 < k0 {
+		return n / 2
+	}
+	return k0
+}

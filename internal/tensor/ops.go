@@ -1,0 +1,356 @@
+package tensor
+
+import "fmt"
+
+// This file holds the differentiable operations: each checks shapes, runs
+// the backend's forward method, and records a closure that calls the
+// backend's backward method. Model code calls only these.
+
+func shapeWith(base []int, ch int) []int {
+	s := append([]int(nil), base...)
+	s[1] = ch
+	return s
+}
+
+// Add returns a + b.
+func (tp *Tape) Add(a, b *Tensor) *Tensor {
+	mustSame("Add", a, b)
+	y := tp.out(a.Shape)
+	tp.B.Add(y, a, b)
+	if tp.needs(a, b) {
+		tp.record(y, func() {
+			if da := tp.g(a); da != nil {
+				tp.B.AddScaled(da, y.Grad, 1)
+			}
+			if db := tp.g(b); db != nil {
+				tp.B.AddScaled(db, y.Grad, 1)
+			}
+		})
+	}
+	return y
+}
+
+// Sub returns a - b.
+func (tp *Tape) Sub(a, b *Tensor) *Tensor {
+	mustSame("Sub", a, b)
+	y := tp.out(a.Shape)
+	tp.B.Sub(y, a, b)
+	if tp.needs(a, b) {
+		tp.record(y, func() {
+			if da := tp.g(a); da != nil {
+				tp.B.AddScaled(da, y.Grad, 1)
+			}
+			if db := tp.g(b); db != nil {
+				tp.B.AddScaled(db, y.Grad, -1)
+			}
+		})
+	}
+	return y
+}
+
+// Mul returns the elementwise product a * b.
+func (tp *Tape) Mul(a, b *Tensor) *Tensor {
+	mustSame("Mul", a, b)
+	y := tp.out(a.Shape)
+	tp.B.Mul(y, a, b)
+	if tp.needs(a, b) {
+		tp.record(y, func() {
+			if da := tp.g(a); da != nil {
+				tp.B.MulAcc(da, y.Grad, b)
+			}
+			if db := tp.g(b); db != nil {
+				tp.B.MulAcc(db, y.Grad, a)
+			}
+		})
+	}
+	return y
+}
+
+// Scale returns s * x.
+func (tp *Tape) Scale(x *Tensor, s float32) *Tensor {
+	y := tp.out(x.Shape)
+	tp.B.Scale(y, x, s)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.AddScaled(tp.g(x), y.Grad, s) })
+	}
+	return y
+}
+
+// GELU returns gelu(x) = x Phi(x) (exact erf form).
+func (tp *Tape) GELU(x *Tensor) *Tensor {
+	y := tp.out(x.Shape)
+	tp.B.GELU(y, x)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.GELUBackward(tp.g(x), y.Grad, x) })
+	}
+	return y
+}
+
+// Sigmoid returns 1/(1+exp(-x)).
+func (tp *Tape) Sigmoid(x *Tensor) *Tensor {
+	y := tp.out(x.Shape)
+	tp.B.Sigmoid(y, x)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.SigmoidBackward(tp.g(x), y.Grad, y) })
+	}
+	return y
+}
+
+// Pointwise is the 1x1 convolution y = W x + bias over channels; w is
+// [Cout, Cin], bias [Cout] or nil.
+func (tp *Tape) Pointwise(x, w, bias *Tensor) *Tensor {
+	mustField("Pointwise", x)
+	if len(w.Shape) != 2 || w.Shape[1] != x.Channels() {
+		panic(fmt.Sprintf("tensor: Pointwise: weight %v does not map %d input channels", w.Shape, x.Channels()))
+	}
+	if bias != nil && (bias.Numel() != w.Shape[0]) {
+		panic(fmt.Sprintf("tensor: Pointwise: bias %v does not match %d output channels", bias.Shape, w.Shape[0]))
+	}
+	y := tp.out(shapeWith(x.Shape, w.Shape[0]))
+	tp.B.Pointwise(y, x, w, bias)
+	if tp.needs(x, w, bias) {
+		tp.record(y, func() { tp.B.PointwiseBackward(tp.g(x), tp.g(w), tp.g(bias), y.Grad, x, w) })
+	}
+	return y
+}
+
+// ConvDown is the kernel-3, stride-2 circular convolution that halves every
+// spatial axis (encoder down-sampling, Sec. 3.2). w is [Cout, Cin, 3...].
+func (tp *Tape) ConvDown(x, w, bias *Tensor) *Tensor {
+	mustField("ConvDown", x)
+	d := x.Dims()
+	if len(w.Shape) != 2+d || w.Shape[1] != x.Channels() {
+		panic(fmt.Sprintf("tensor: ConvDown: weight %v does not fit input %v", w.Shape, x.Shape))
+	}
+	for i := 0; i < d; i++ {
+		if w.Shape[2+i] != 3 {
+			panic(fmt.Sprintf("tensor: ConvDown: kernel must be 3 on every axis, weight %v", w.Shape))
+		}
+	}
+	if bias != nil && bias.Numel() != w.Shape[0] {
+		panic(fmt.Sprintf("tensor: ConvDown: bias %v does not match %d output channels", bias.Shape, w.Shape[0]))
+	}
+	shape := shapeWith(x.Shape, w.Shape[0])
+	for i := 2; i < len(shape); i++ {
+		if shape[i]%2 != 0 || shape[i] < 2 {
+			panic(fmt.Sprintf("tensor: ConvDown: spatial axes must be even, input %v", x.Shape))
+		}
+		shape[i] /= 2
+	}
+	y := tp.out(shape)
+	tp.B.ConvDown(y, x, w, bias)
+	if tp.needs(x, w, bias) {
+		tp.record(y, func() { tp.B.ConvDownBackward(tp.g(x), tp.g(w), tp.g(bias), y.Grad, x, w) })
+	}
+	return y
+}
+
+// Upsample2x doubles every spatial axis by (bi/tri)linear interpolation.
+func (tp *Tape) Upsample2x(x *Tensor) *Tensor {
+	mustField("Upsample2x", x)
+	shape := append([]int(nil), x.Shape...)
+	for i := 2; i < len(shape); i++ {
+		shape[i] *= 2
+	}
+	y := tp.out(shape)
+	tp.B.Upsample2x(y, x)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.Upsample2xBackward(tp.g(x), y.Grad) })
+	}
+	return y
+}
+
+// SpectralWeightShape is the shape of a SpectralConv weight for d spatial
+// axes: [2^(d-1) corners, Cin, Cout, K0 (d times), 2].
+func SpectralWeightShape(d, cin, cout, k0 int) []int {
+	s := []int{1 << (d - 1), cin, cout}
+	for i := 0; i < d; i++ {
+		s = append(s, k0)
+	}
+	return append(s, 2)
+}
+
+// SpectralConv is the Fourier branch's spectral convolution with nominal
+// modes k0 and runtime cap K_eff = min(k0, N/2) per axis (Eq. mode-cap).
+func (tp *Tape) SpectralConv(x, w *Tensor, k0 int) *Tensor {
+	mustField("SpectralConv", x)
+	d := x.Dims()
+	want := SpectralWeightShape(d, x.Channels(), 0, k0)
+	if len(w.Shape) != len(want) || w.Shape[0] != want[0] || w.Shape[1] != want[1] {
+		panic(fmt.Sprintf("tensor: SpectralConv: weight %v does not fit input %v with K0=%d", w.Shape, x.Shape, k0))
+	}
+	want[2] = w.Shape[2]
+	if !SameShape(w.Shape, want) {
+		panic(fmt.Sprintf("tensor: SpectralConv: weight %v, want %v", w.Shape, want))
+	}
+	y := tp.out(shapeWith(x.Shape, w.Shape[2]))
+	tp.B.SpectralConv(y, x, w, k0)
+	if tp.needs(x, w) {
+		tp.record(y, func() { tp.B.SpectralConvBackward(tp.g(x), tp.g(w), y.Grad, x, w, k0) })
+	}
+	return y
+}
+
+// GaussianConv is the depthwise circular Gaussian convolution of the
+// multi-scale Gaussian branch; logSigma is [S, G] and x has S*C channels
+// (see Backend.GaussianConv).
+func (tp *Tape) GaussianConv(x, logSigma *Tensor, opt GaussOpts) *Tensor {
+	mustField("GaussianConv", x)
+	if len(logSigma.Shape) != 2 {
+		panic(fmt.Sprintf("tensor: GaussianConv: logSigma must be [scales, groups], got %v", logSigma.Shape))
+	}
+	s, g := logSigma.Shape[0], logSigma.Shape[1]
+	if x.Channels()%(s*g) != 0 {
+		panic(fmt.Sprintf("tensor: GaussianConv: %d channels are not divisible into %d scales x %d groups", x.Channels(), s, g))
+	}
+	y := tp.out(x.Shape)
+	tp.B.GaussianConv(y, x, logSigma, opt)
+	if tp.needs(x, logSigma) {
+		tp.record(y, func() { tp.B.GaussianConvBackward(tp.g(x), tp.g(logSigma), y.Grad, x, logSigma, opt) })
+	}
+	return y
+}
+
+// Concat joins fields along channels.
+func (tp *Tape) Concat(xs ...*Tensor) *Tensor {
+	if len(xs) == 0 {
+		panic("tensor: Concat: no inputs")
+	}
+	c := 0
+	for _, x := range xs {
+		mustField("Concat", x)
+		if len(x.Shape) != len(xs[0].Shape) || x.Shape[0] != xs[0].Shape[0] || !SameShape(x.Shape[2:], xs[0].Shape[2:]) {
+			panic(fmt.Sprintf("tensor: Concat: %v and %v differ outside channels", xs[0].Shape, x.Shape))
+		}
+		c += x.Channels()
+	}
+	y := tp.out(shapeWith(xs[0].Shape, c))
+	off := 0
+	for _, x := range xs {
+		tp.B.ChannelCopy(y, off, x, 0, x.Channels(), false)
+		off += x.Channels()
+	}
+	if tp.needs(xs...) {
+		tp.record(y, func() {
+			off := 0
+			for _, x := range xs {
+				if dx := tp.g(x); dx != nil {
+					tp.B.ChannelCopy(dx, 0, y.Grad, off, x.Channels(), true)
+				}
+				off += x.Channels()
+			}
+		})
+	}
+	return y
+}
+
+// Slice returns channels [from, from+n) of x.
+func (tp *Tape) Slice(x *Tensor, from, n int) *Tensor {
+	mustField("Slice", x)
+	if from < 0 || n < 1 || from+n > x.Channels() {
+		panic(fmt.Sprintf("tensor: Slice: channels [%d, %d) out of range for %v", from, from+n, x.Shape))
+	}
+	y := tp.out(shapeWith(x.Shape, n))
+	tp.B.ChannelCopy(y, 0, x, from, n, false)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.ChannelCopy(tp.g(x), from, y.Grad, 0, n, true) })
+	}
+	return y
+}
+
+// MeanStd returns the per-(sample, channel) spatial mean and unbiased
+// standard deviation, each [B, C].
+func (tp *Tape) MeanStd(x *Tensor) (mean, std *Tensor) {
+	mustField("MeanStd", x)
+	mean = tp.out(x.Shape[:2])
+	std = tp.out(x.Shape[:2])
+	tp.B.MeanStd(mean, std, x)
+	if tp.needs(x) {
+		// One closure for both outputs: it runs when either received a gradient.
+		mean.requiresGrad, std.requiresGrad = true, true
+		tp.nodes = append(tp.nodes, func() {
+			if mean.Grad != nil || std.Grad != nil {
+				tp.B.MeanStdBackward(tp.g(x), mean.Grad, std.Grad, x, mean, std)
+			}
+		})
+	}
+	return mean, std
+}
+
+// TopKMask returns the per-sample top-k mask of s [B, 1, spatial...]; k has
+// one entry per sample. It carries no gradient.
+func (tp *Tape) TopKMask(s *Tensor, k []int) *Tensor {
+	mustField("TopKMask", s)
+	if s.Channels() != 1 || len(k) != s.Batch() {
+		panic(fmt.Sprintf("tensor: TopKMask: scores %v with %d k values", s.Shape, len(k)))
+	}
+	n := s.SpatialSize()
+	for _, kk := range k {
+		if kk < 0 || kk > n {
+			panic(fmt.Sprintf("tensor: TopKMask: k=%d outside [0, %d]", kk, n))
+		}
+	}
+	m := tp.out(s.Shape)
+	tp.B.TopKMask(m, s, k)
+	return m
+}
+
+// SPARKeep returns the hard top-k mask of Eq. spar-rho and the per-sample
+// statistics [B, 3] = (contrast c, keep-ratio rho, k). No gradient.
+func (tp *Tape) SPARKeep(s *Tensor, p SPARParams) (hard, stats *Tensor) {
+	mustField("SPARKeep", s)
+	if s.Channels() != 1 {
+		panic(fmt.Sprintf("tensor: SPARKeep: scores must have one channel, got %v", s.Shape))
+	}
+	hard = tp.out(s.Shape)
+	stats = tp.out([]int{s.Batch(), 3})
+	tp.B.SPARKeep(hard, stats, s, p)
+	return hard, stats
+}
+
+// SPARRoute is the straight-through per-pixel MUX r = g zF + (1-g) zG with
+// g = hard in the forward pass and dg/ds = sigmoid'(s/T)/T in the backward
+// pass (Sec. 3.3, App. A.1).
+func (tp *Tape) SPARRoute(zF, zG, hard, s *Tensor, temperature float32) *Tensor {
+	mustSame("SPARRoute", zF, zG)
+	mustSame("SPARRoute", hard, s)
+	if s.Channels() != 1 || s.Batch() != zF.Batch() || !SameShape(s.Spatial(), zF.Spatial()) {
+		panic(fmt.Sprintf("tensor: SPARRoute: scores %v do not match features %v", s.Shape, zF.Shape))
+	}
+	r := tp.out(zF.Shape)
+	tp.B.SPARRoute(r, zF, zG, hard)
+	if tp.needs(zF, zG, s) {
+		tp.record(r, func() { tp.B.SPARRouteBackward(tp.g(zF), tp.g(zG), tp.g(s), r.Grad, zF, zG, hard, s, temperature) })
+	}
+	return r
+}
+
+// MSE returns mean((a-b)^2) as a one-element tensor.
+func (tp *Tape) MSE(a, b *Tensor) *Tensor {
+	mustSame("MSE", a, b)
+	y := tp.out([]int{1})
+	tp.B.MSE(y, a, b)
+	if tp.needs(a, b) {
+		tp.record(y, func() { tp.B.MSEBackward(tp.g(a), tp.g(b), y.Grad, a, b) })
+	}
+	return y
+}
+
+// Diff is the first derivative along spatial axis `axis` with spacing h:
+// periodic central differences, or central inside and one-sided at the
+// boundary when periodic is false (Darcy).
+func (tp *Tape) Diff(x *Tensor, axis int, h float32, periodic bool) *Tensor {
+	mustField("Diff", x)
+	if axis < 0 || axis >= x.Dims() {
+		panic(fmt.Sprintf("tensor: Diff: axis %d outside the %d spatial axes of %v", axis, x.Dims(), x.Shape))
+	}
+	if x.Spatial()[axis] < 3 {
+		panic(fmt.Sprintf("tensor: Diff: axis %d of %v needs at least 3 points", axis, x.Shape))
+	}
+	y := tp.out(x.Shape)
+	tp.B.Diff(y, x, axis, h, periodic)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.DiffBackward(tp.g(x), y.Grad, axis, h, periodic) })
+	}
+	return y
+}

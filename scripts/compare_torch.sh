@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Side-by-side CPU comparison of uhno's spectral and Gaussian convolutions
+# with the PyTorch yardstick (../shared/yardstick), in one run on the same
+# machine, as docs/PERFORMANCE.md records. Needs Debian's python3-torch;
+# with --openblas it also swaps in OpenBLAS for torch (see the yardstick's
+# README), which is the fairer comparison.
+#
+#   bash scripts/compare_torch.sh [--openblas]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=$PATH:/usr/local/go/bin
+yard=${YARDSTICK:-../shared/yardstick}
+threads=${THREADS:-2}
+out=$(mktemp -d)
+
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  apt-get install -y --no-install-recommends python3-torch python3-numpy >/dev/null
+fi
+ld=""
+if [[ "${1:-}" == "--openblas" ]]; then
+  ob=$out/openblas
+  mkdir -p "$ob" && (cd "$ob" && apt-get download libopenblas0-pthread >/dev/null && dpkg -x libopenblas0-pthread_*.deb root)
+  ld=$ob/root/usr/lib/x86_64-linux-gnu/openblas-pthread
+fi
+
+GOMAXPROCS=$threads go test -run '^$' -bench 'Benchmark(SpectralConv|GaussianConv)/(1D|2D)_B(32|16)_C(32|96)_(N128|64x64)/' \
+  -benchtime 20x -count 3 ./internal/cpu/ | tee "$out/go.txt"
+LD_LIBRARY_PATH=$ld OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$threads \
+  /usr/bin/python3 scripts/torch_ops.py --yardstick "$yard" --threads "$threads" | tee "$out/torch.txt"
+
+/usr/bin/python3 - "$out/go.txt" "$out/torch.txt" <<'PY'
+import json, re, sys
+go = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"Benchmark(\w+)/(\dD)_\S+?/(fwd\+bwd|fwd)-\d+\s+\d+\s+([\d.]+) ns/op", line)
+    if m:
+        key = (m.group(1), int(m.group(2)[0]), m.group(3))
+        go[key] = min(go.get(key, 1e30), float(m.group(4)) / 1e6)
+names = {"SpectralConv": "spectral_conv", "GaussianConv": "gaussian_conv"}
+print("\n| op | dim | phase | uhno ms (min) | torch ms (min) | uhno / torch |")
+print("|---|---|---|---|---|---|")
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    for gname, tname in names.items():
+        if tname != r["op"]:
+            continue
+        for phase, field in (("fwd", "fwd_ms_min"), ("fwd+bwd", "fwd_bwd_ms_min")):
+            g = go.get((gname, r["dim"], phase))
+            if g is None:
+                continue
+            print(f"| {gname} | {r['dim']}D | {phase} | {g:.2f} | {r[field]:.2f} | {g / r[field]:.2f} |")
+PY

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian bookworm machine to build and test uhno: system
+# packages from apt, then the Go modules. Run it as root (or with sudo
+# available). Go 1.26 must already be installed at /usr/local/go.
+#
+# APT_PACKAGES lists the system packages: make (minimal images lack it) and
+# a C compiler for the cgo fast paths of internal/cpu. Add libhdf5-dev here
+# when the HDF5 reader arrives. Packages already installed are skipped.
+set -euo pipefail
+
+APT_PACKAGES=(make gcc libc6-dev)
+
+export PATH="$PATH:/usr/local/go/bin"
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo)
+else
+  echo "setup: run as root (apt-get needs it) or install sudo" >&2
+  exit 1
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "setup: Go not found on PATH or in /usr/local/go/bin; install Go 1.26 from https://go.dev/dl" >&2
+  exit 1
+fi
+
+"${SUDO[@]}" apt-get update
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+go version
+go mod download
