@@ -92,4 +92,3 @@ func BenchmarkSPARGate(b *testing.B) {
 		})
 	}
 }
-

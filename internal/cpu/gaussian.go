@@ -44,7 +44,9 @@ import (
 // arithmetic.
 //
 // Work is split over (sample, scale, group) items; each item's planes are
-// processed one at a time so a plane and its scratch stay in L1/L2. Each
+// processed a stack at a time (at most gaussStack floats: one plane at the
+// finest 2D level, many at coarse levels and in 1D) so that a stack and its
+// scratch stay in L1/L2. Each
 // item writes its own outputs and its own logSigma partial, and the
 // partials are summed in sample order, so results do not depend on the
 // thread count.
@@ -57,6 +59,30 @@ type gaussCache struct {
 	mu   sync.Mutex
 	free [][]float32
 	part []float64
+
+	// impl selects the pass implementation, for tests that compare them
+	// through the whole operation: 0 the C kernel for the best instruction
+	// set of this CPU, i > 0 the C kernel at level i-1 (see gaussAxisISA),
+	// -1 the plain-Go reference. Set before use; never changed by the
+	// backend.
+	impl int
+}
+
+// gaussPass is the signature of gaussAxisGo and gaussAxis.
+type gaussPass func(z, z2, s, s2, e, k, dk []float32, outer, n, inner int, add bool, scratch []float32) float64
+
+// pass returns the pass implementation selected by impl.
+func (c *gaussCache) pass() gaussPass {
+	switch {
+	case c.impl < 0:
+		return gaussAxisGo
+	case c.impl > 0:
+		isa := c.impl - 1
+		return func(z, z2, s, s2, e, k, dk []float32, outer, n, inner int, add bool, scratch []float32) float64 {
+			return gaussAxisISA(isa, z, z2, s, s2, e, k, dk, outer, n, inner, add, scratch)
+		}
+	}
+	return gaussAxis
 }
 
 // get returns a float32 buffer of length n, reusing a cached one when it is
@@ -104,6 +130,10 @@ func (c *gaussCache) putPart(p []float64) {
 	c.mu.Unlock()
 }
 
+// gaussStack bounds the floats in a stack of planes processed together
+// (32 KiB: a stack and its pass output stay in L1/L2).
+const gaussStack = 8192
+
 // gaussGeom is the geometry and the kernels of one GaussianConv call.
 type gaussGeom struct {
 	dims   []int // spatial axes N_0..N_{d-1}
@@ -113,15 +143,18 @@ type gaussGeom struct {
 	groups int   // G
 	perScl int   // C = channels per scale
 	perGrp int   // C/G = channels per (scale, group)
-	count  int   // planes stacked into one pass (1D: the whole group)
+	count  int   // planes stacked into one pass (divides perGrp)
 
 	rad  []int     // radius per (m, g)
 	kern []float32 // per (m, g): k[0..rmax] then dk[0..rmax]
 	rmax int
+
+	pass gaussPass // one axis pass (normally gaussAxis)
 }
 
 // newGaussGeom reads the shapes, computes the radius of every (scale,
-// group) and fills the 1D kernel tables into buf (from the cache).
+// group) and fills the 1D kernel tables (a buffer from the cache, returned
+// by the caller).
 func (b *Backend) newGaussGeom(x, logSigma *tensor.Tensor, opt tensor.GaussOpts) *gaussGeom {
 	g := &gaussGeom{
 		dims:   x.Spatial(),
@@ -129,13 +162,19 @@ func (b *Backend) newGaussGeom(x, logSigma *tensor.Tensor, opt tensor.GaussOpts)
 		ch:     x.Channels(),
 		scales: logSigma.Shape[0],
 		groups: logSigma.Shape[1],
+		pass:   b.gauss.pass(),
 	}
 	g.perScl = g.ch / g.scales
 	g.perGrp = g.perScl / g.groups
+	// The planes of one group are contiguous, so a pass can run over a
+	// stack of them at once: as many as fit in gaussStack floats (one cgo
+	// call and one offset table per stack instead of per small plane).
 	g.count = 1
-	if len(g.dims) == 1 {
-		// Lines of one group are contiguous: one pass over all of them.
-		g.count = g.perGrp
+	for c := g.perGrp; c > 1; c-- {
+		if g.perGrp%c == 0 && c*g.sp <= gaussStack {
+			g.count = c
+			break
+		}
 	}
 	nmin := g.dims[0]
 	for _, n := range g.dims {
@@ -239,10 +278,11 @@ func (b *Backend) GaussianConv(y, x, logSigma *tensor.Tensor, opt tensor.GaussOp
 	defer b.gauss.put(g.kern)
 	Y, X := data(y), data(x)
 	span := g.count * g.sp
+	nplanes := min(1, len(g.dims)-1) // tmp, unless d = 1
 	b.parallel(g.items(x.Batch()), g.grain(), func(lo, hi int) {
-		buf := b.gauss.get(g.scratchLen(1))
+		buf := b.gauss.get(g.scratchLen(nplanes))
 		defer b.gauss.put(buf)
-		tmp, work := buf[:span], buf[span:]
+		tmp, work := buf[:nplanes*span], buf[nplanes*span:]
 		for it := lo; it < hi; it++ {
 			bi, first, pair := g.item(it)
 			k, _ := g.kernel(pair)
@@ -265,7 +305,7 @@ func (g *gaussGeom) forwardPlanes(y, x, tmp, k, work []float32) {
 			dst = tmp
 		}
 		outer, n, inner := g.axis(a)
-		gaussAxis(dst, nil, src, nil, nil, k, nil, outer, n, inner, false, work)
+		g.pass(dst, nil, src, nil, nil, k, nil, outer, n, inner, false, work)
 		src = dst
 	}
 }
@@ -341,34 +381,34 @@ func (g *gaussGeom) backwardPlanes(dx, dy, x, k, dk, planes, work []float32) flo
 		outer, n, inner := g.axis(a)
 		nu := plane(2 * set)
 		if dk == nil {
-			gaussAxis(nu, nil, u, nil, nil, k, nil, outer, n, inner, false, work)
+			g.pass(nu, nil, u, nil, nil, k, nil, outer, n, inner, false, work)
 			u = nu
 			continue
 		}
 		nw := plane(2*set + 1)
-		gaussAxis(nu, nw, u, w, nil, k, dk, outer, n, inner, false, work)
+		g.pass(nu, nw, u, w, nil, k, dk, outer, n, inner, false, work)
 		u, w = nu, nw
 	}
 	// Last pass: dx += K_0 u_1 and <x, K'_0 u_1 + K_0 w_1>.
 	outer, n, inner := g.axis(0)
 	if dk == nil {
-		gaussAxis(dx, nil, u, nil, nil, k, nil, outer, n, inner, true, work)
+		g.pass(dx, nil, u, nil, nil, k, nil, outer, n, inner, true, work)
 		return 0
 	}
-	return gaussAxis(dx, nil, u, w, x, k, dk, outer, n, inner, true, work)
+	return g.pass(dx, nil, u, w, x, k, dk, outer, n, inner, true, work)
 }
 
 // gaussAxisScratch is the float32 scratch that a pass along an axis of n
 // points with the given inner size and radius r needs: circularly padded
 // lines of s and s2 (inner = 1; the C kernel pads four lines of each at a
-// time, by max(r, 16) points each side) and two runs of w points (w =
-// inner, or n for lines).
+// time, by max(r, 16) points each side, from a cache-line boundary) and
+// two runs of w points (w = inner, or n for lines).
 func gaussAxisScratch(n, inner, r int) int {
 	w := inner
 	if inner == 1 {
 		w = n
 	}
-	return 8*(n+2*max(r, 16)) + 2*w
+	return 8*(n+2*max(r, 16)) + 2*w + 16
 }
 
 // gaussAxisGo is the plain-Go reference of one pass along the middle axis

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"uhno/internal/tensor"
 )
 
 // TestGaussAxisFastPath checks the vectorised C pass, at every instruction
@@ -168,6 +170,54 @@ func TestGaussAxisModesAgree(t *testing.T) {
 					for i := range z {
 						if z[i] != want[i] {
 							t.Fatalf("isa%d %v r%d mode %s: z[%d] = %v, forward mode %v", isa, bl, r, name, i, z[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGaussianConvImpls runs the whole operation, forward and backward,
+// with the C kernel at every instruction set level this CPU supports and
+// compares y, dx and dlogSigma with the plain-Go passes.
+func TestGaussianConvImpls(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	field := func(shape ...int) *tensor.Tensor {
+		d := make(Buf, tensor.Numel(shape))
+		for i := range d {
+			d[i] = float32(rng.Float64()*2 - 1)
+		}
+		return tensor.NewTensor(d, shape...)
+	}
+	ls := tensor.NewTensor(Buf{-0.69, -0.6, 0.14, 0, 0.92, 1.0}, 3, 2)
+	for _, shape := range [][]int{
+		{3, 12, 128}, {2, 6, 37}, {2, 12, 64, 64}, {1, 6, 19, 33}, {2, 6, 16, 16},
+		{1, 6, 16, 16, 16}, {1, 6, 7, 6, 8}, {1, 12, 9, 20, 35},
+	} {
+		x, dy := field(shape...), field(shape...)
+		for _, norm := range []bool{true, false} {
+			opt := tensor.GaussOpts{Normalize: norm, MaxRadius: 16}
+			run := func(impl int) (y, dx, dls []float32) {
+				b := New(2)
+				b.gauss.impl = impl
+				yt, dxt, dlt := field(shape...), field(shape...), field(3, 2)
+				clear(data(dxt))
+				clear(data(dlt))
+				b.GaussianConv(yt, x, ls, opt)
+				b.GaussianConvBackward(dxt, dlt, dy, x, ls, opt)
+				return data(yt), data(dxt), data(dlt)
+			}
+			wy, wdx, wdl := run(-1)
+			for impl := 1; impl <= gaussBestISA()+1; impl++ {
+				gy, gdx, gdl := run(impl)
+				for _, c := range []struct {
+					name      string
+					got, want []float32
+				}{{"y", gy, wy}, {"dx", gdx, wdx}, {"dlogSigma", gdl, wdl}} {
+					for i := range c.want {
+						if math.Abs(float64(c.got[i]-c.want[i])) > 1e-5*(1+math.Abs(float64(c.want[i]))) {
+							t.Fatalf("%v normalize=%v isa%d: %s[%d] = %v, Go passes %v", shape, norm, impl-1, c.name, i, c.got[i], c.want[i])
 						}
 					}
 				}

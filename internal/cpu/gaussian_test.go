@@ -114,7 +114,8 @@ type gaussCase struct {
 }
 
 // TestGaussianConvForward checks the separable implementation against the
-// full d-dimensional kernel of Eq. gaussian-kernel, normalised and not.
+// full d-dimensional kernel of Eq. gaussian-kernel, normalised and not,
+// with the radius capped by MaxRadius, by the grid, and down to r = 0.
 func TestGaussianConvForward(t *testing.T) {
 	paper := []float64{0.5, 1.0, 2.5} // the paper's init (Sec. 3.2)
 	cases := []gaussCase{
@@ -146,7 +147,7 @@ func TestGaussianConvForward(t *testing.T) {
 				for _, v := range want {
 					scale = math.Max(scale, math.Abs(v))
 				}
-				// float32 sums of at most 3(2r+1) terms per pass.
+				// float32 rounding over d passes of at most 2r+1 terms each.
 				tol := 2e-6 * scale
 				for i := range got {
 					if math.Abs(float64(got[i])-want[i]) > tol {

@@ -3,71 +3,87 @@ package cpu
 import "uhno/internal/tensor"
 
 // pointwiseTile is the spatial tile of one Pointwise work item: a multiple
-// of the GEMM kernel's 24-column block, small enough that the tile of every
-// input channel stays in cache while the output rows are computed.
-const pointwiseTile = 192
+// of the GEMM register block's 16 columns, small enough that the packed
+// input tile of every channel stays in cache.
+const pointwiseTile = 256
 
 // Pointwise implements tensor.Backend: the 1x1 channel mixing
 // y[b,:,s] = W x[b,:,s] + bias, with x [B, Cin, S...] and W [Cout, Cin].
-// Per sample it is the matrix product Y_b = W X_b (Cout x S); work items are
-// (sample, spatial tile) pairs.
+// Per sample it is the matrix product Y_b = W X_b (Cout x S), computed by
+// the packed GEMM of resample_gemm.go over (sample, spatial tile) items.
 func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 	Y, X, W, Bias := data(y), data(x), data(w), data(bias)
 	cin, cout, sp := x.Channels(), y.Channels(), x.SpatialSize()
+	cs := b.getScratch()
+	defer b.putScratch(cs)
+	wa := cs.floats(rsSlotWA, convPackedLen(cout, cin, convMR))
+	convPackA(wa, W, cout, cin, cin, 1)
 	tiles := (sp + pointwiseTile - 1) / pointwiseTile
-	b.parallel(x.Batch()*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/8), func(lo, hi int) {
+	b.parallel(x.Batch()*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/16), func(lo, hi int) {
+		s := b.getScratch()
+		defer b.putScratch(s)
 		for j := lo; j < hi; j++ {
 			bi, t := j/tiles, j%tiles
-			s0, s1 := t*pointwiseTile, min((t+1)*pointwiseTile, sp)
-			yb, xb := Y[bi*cout*sp:], X[bi*cin*sp:]
+			s0, n := t*pointwiseTile, min(pointwiseTile, sp-t*pointwiseTile)
+			yb := Y[bi*cout*sp+s0:]
 			if Bias != nil {
 				for o := 0; o < cout; o++ {
-					row := yb[o*sp+s0 : o*sp+s1]
+					row := yb[o*sp:][:n]
 					for i := range row {
 						row[i] = Bias[o]
 					}
 				}
 			}
-			gemmNN(cout, s1-s0, cin, W, cin, xb[s0:], sp, yb[s0:], sp, Bias != nil)
+			xp := s.floats(rsSlotPatch, convPackedLen(n, cin, convNR))
+			convPackB(xp, X[bi*cin*sp+s0:], cin, n, sp)
+			b.convGemm(yb, sp, cout, n, wa, xp, cin, Bias != nil)
 		}
 	})
 }
 
 // PointwiseBackward implements tensor.Backend:
 // dX_b += W^T dY_b, dW += sum_b dY_b X_b^T, dbias[o] += sum_{b,s} dY[b,o,s].
-// dW rows are split across goroutines and each sums the samples in order,
-// so the result does not depend on the thread count.
+// The weight gradient is computed per sample and the samples are summed in
+// order, so the result does not depend on the thread count.
 func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	DY, X, W := data(dy), data(x), data(w)
 	cin, cout, sp, nb := x.Channels(), dy.Channels(), x.SpatialSize(), x.Batch()
+	cs := b.getScratch()
+	defer b.putScratch(cs)
 	if dx != nil {
 		DX := data(dx)
-		wt := make([]float32, cin*cout) // W^T, so the product is a plain NN GEMM
-		for o := 0; o < cout; o++ {
-			for i := 0; i < cin; i++ {
-				wt[i*cout+o] = W[o*cin+i]
-			}
-		}
+		wt := cs.floats(rsSlotWT, convPackedLen(cin, cout, convMR))
+		convPackA(wt, W, cin, cout, 1, cin) // A[i, o] = W[o, i]
 		tiles := (sp + pointwiseTile - 1) / pointwiseTile
-		b.parallel(nb*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/8), func(lo, hi int) {
+		b.parallel(nb*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/16), func(lo, hi int) {
+			s := b.getScratch()
+			defer b.putScratch(s)
 			for j := lo; j < hi; j++ {
 				bi, t := j/tiles, j%tiles
-				s0, s1 := t*pointwiseTile, min((t+1)*pointwiseTile, sp)
-				gemmNN(cin, s1-s0, cout, wt, cout, DY[bi*cout*sp+s0:], sp, DX[bi*cin*sp+s0:], sp, true)
+				s0, n := t*pointwiseTile, min(pointwiseTile, sp-t*pointwiseTile)
+				dyp := s.floats(rsSlotPatch, convPackedLen(n, cout, convNR))
+				convPackB(dyp, DY[bi*cout*sp+s0:], cout, n, sp)
+				b.convGemm(DX[bi*cin*sp+s0:], sp, cin, n, wt, dyp, cout, true)
 			}
 		})
 	}
 	if dw != nil {
 		DW := data(dw)
-		const rows = 4
-		b.parallel((cout+rows-1)/rows, grainFor(rows*cin*nb*sp/8), func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				o0, o1 := r*rows, min((r+1)*rows, cout)
-				for bi := 0; bi < nb; bi++ {
-					gemmNT(o1-o0, cin, sp, DY[(bi*cout+o0)*sp:], sp, X[bi*cin*sp:], sp, DW[o0*cin:], cin)
-				}
+		parts := cs.floats(rsSlotDW, nb*cout*cin)
+		b.parallel(nb, 1, func(lo, hi int) {
+			s := b.getScratch()
+			defer b.putScratch(s)
+			for bi := lo; bi < hi; bi++ {
+				dya := s.floats(rsSlotDYA, convPackedLen(cout, sp, convMR))
+				convPackA(dya, DY[bi*cout*sp:], cout, sp, sp, 1)
+				xt := s.floats(rsSlotDYB, convPackedLen(cin, sp, convNR))
+				packBT(xt, X[bi*cin*sp:], sp, cin, sp)
+				b.convGemm(parts[bi*cout*cin:], cin, cout, cin, dya, xt, sp, false)
 			}
 		})
+		for bi := 0; bi < nb; bi++ {
+			axpy(DW[:cout*cin], parts[bi*cout*cin:][:cout*cin], 1)
+		}
 	}
 	if dbias != nil {
 		DB := data(dbias)
@@ -82,5 +98,26 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 				DB[o] += s
 			}
 		})
+	}
+}
+
+// packBT packs the l x n matrix B[k, c] = src[c*cs + k] (the transpose of
+// row-major n x l rows) into panels of convNR columns, like convPackB.
+func packBT(dst, src []float32, l, n, cs int) {
+	for jb := 0; jb < n; jb += convNR {
+		pan := dst[(jb/convNR)*l*convNR:][:l*convNR]
+		nr := min(convNR, n-jb)
+		for c := 0; c < convNR; c++ {
+			if c >= nr {
+				for k := 0; k < l; k++ {
+					pan[k*convNR+c] = 0
+				}
+				continue
+			}
+			col := src[(jb+c)*cs:][:l]
+			for k, v := range col {
+				pan[k*convNR+c] = v
+			}
+		}
 	}
 }

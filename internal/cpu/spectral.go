@@ -57,7 +57,7 @@ import (
 //
 // Kernels: sgemm (real), cgemm (complex, interleaved) and rowmix (the
 // per-lane complex mixing) have plain-Go versions and C versions
-// (spectral_gemm.c, AVX2+FMA with a portable clone) that are about ten
+// (spectral_gemm_amd64.c, AVX2+FMA with a baseline clone) that are about ten
 // times faster and are used whenever cgo is on; the tests check one
 // against the other.
 //

@@ -1,5 +1,5 @@
 // Fast kernels of the spectral convolution (spectral.go); see
-// spectral_gemm.c.
+// spectral_gemm_amd64.c.
 #ifndef UHNO_SPECTRAL_GEMM_H
 #define UHNO_SPECTRAL_GEMM_H
 

@@ -139,14 +139,16 @@ var spectralCases = []struct {
 	{"1D/N7_K2", []int{2, 2, 7}, 2, 2, false},
 	{"1D/N3_K4cap1", []int{2, 2, 3}, 2, 4, true},
 	{"1D/N2_K3cap1", []int{1, 2, 2}, 3, 3, true},
+	{"1D/N64_K12", []int{3, 9, 64}, 7, 12, false},
 	{"2D/8x6_K3", []int{2, 3, 8, 6}, 4, 3, false},
 	{"2D/8x8_K12cap4", []int{2, 2, 8, 8}, 3, 12, true},
 	{"2D/6x3_K4cap3x1", []int{1, 2, 6, 3}, 2, 4, true},
 	{"2D/5x7_K2", []int{1, 2, 5, 7}, 3, 2, false},
 	{"2D/2x2_K1", []int{1, 2, 2, 2}, 2, 1, false},
+	{"2D/16x16_K8", []int{2, 5, 16, 16}, 7, 8, false},
 	{"3D/4x6x4_K2", []int{1, 2, 4, 6, 4}, 3, 2, false},
 	{"3D/4x4x4_K12cap2", []int{1, 2, 4, 4, 4}, 2, 12, true},
-	{"3D/3x5x6_K2", []int{2, 2, 3, 5, 6}, 2, 2, false},
+	{"3D/3x5x6_K2cap1x2x2", []int{2, 2, 3, 5, 6}, 2, 2, true},
 }
 
 func TestSpectralConvForward(t *testing.T) {
@@ -154,6 +156,13 @@ func TestSpectralConvForward(t *testing.T) {
 	for _, c := range spectralCases {
 		t.Run(c.name, func(t *testing.T) {
 			d := len(c.shape) - 2
+			capped := false
+			for _, n := range c.shape[2:] {
+				capped = capped || tensor.ModeCap(c.k0, n) < c.k0
+			}
+			if capped != c.capActive {
+				t.Fatalf("case table: cap active is %v, marked %v", capped, c.capActive)
+			}
 			x := gradcheck.Random(11, tensor.Numel(c.shape))
 			w := gradcheck.Random(12, tensor.Numel(tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)))
 			got := spectralForward(b, x, c.shape, w, c.cout, c.k0)

@@ -1,5 +1,5 @@
-// Template of the Gaussian axis pass (see gaussian.h), included by
-// gaussian.c once per vector width. Before including, define:
+// Template of the Gaussian axis pass (see gaussian_amd64.h), included by
+// gaussian_amd64.c once per vector width. Before including, define:
 //   VW        floats per vector (16 for AVX-512, 8 for AVX2 and SSE)
 //   VEC       the vector type (GCC vector extension of VW floats)
 //   PASS      the name of the function to define

@@ -8,9 +8,10 @@ import "C"
 
 import "unsafe"
 
-// specHaveC reports that the C kernels of spectral_gemm.c are built.
+// specHaveC reports that the C kernels of spectral_gemm_amd64.c are built.
 const specHaveC = true
 
+// specBool converts a flag for C.
 func specBool(v bool) C.int {
 	if v {
 		return 1
@@ -22,7 +23,7 @@ func specBool(v bool) C.int {
 // checked is non-empty.
 func specPtr(s []float32) *C.float { return (*C.float)(unsafe.Pointer(&s[0])) }
 
-// sgemmC is sgemmGo in C (spectral_gemm.c).
+// sgemmC is sgemmGo in C (spectral_gemm_amd64.c).
 func sgemmC(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, acc bool) {
 	if m == 0 || n == 0 {
 		return
@@ -37,7 +38,7 @@ func sgemmC(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32
 	C.uhno_spectral_sgemm(C.long(m), C.long(n), C.long(k), specPtr(a), C.long(lda), specPtr(b), C.long(ldb), specPtr(c), C.long(ldc), specBool(acc))
 }
 
-// cgemmC is cgemmGo in C (spectral_gemm.c).
+// cgemmC is cgemmGo in C (spectral_gemm_amd64.c).
 func cgemmC(m, n, p int, g []float32, ldg int, in []float32, ldi int, out []float32, ldo int, acc bool) {
 	if m == 0 || p == 0 {
 		return
@@ -58,7 +59,7 @@ func rowmixScratch(P, Q, R, L int) int {
 	return (L + 3) / 4 * 8 * (P + Q + 1) * R
 }
 
-// rowmixC is rowmixGo in C (spectral_gemm.c); scratch holds at least
+// rowmixC is rowmixGo in C (spectral_gemm_amd64.c); scratch holds at least
 // rowmixScratch(P, Q, R, L) floats.
 func rowmixC(P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, br, bv int, conjb bool,
 	out []float32, ou, ov int, scale []float32, acc bool, scratch []float32) {

@@ -1,10 +1,13 @@
-//go:build !cgo
+//go:build !cgo || !amd64
 
 package cpu
 
-// specHaveC reports that the C kernels of spectral_gemm.c are not built
-// (cgo is disabled); the plain-Go kernels run instead.
+// specHaveC reports that the C kernels of spectral_gemm_amd64.c are not
+// built (cgo is off or the machine is not x86-64): the plain-Go kernels
+// run, and the functions below only keep the package compiling.
 const specHaveC = false
+
+// sgemmC, cgemmC and rowmixC fall back to the plain-Go kernels.
 
 func sgemmC(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, acc bool) {
 	sgemmGo(m, n, k, a, lda, b, ldb, c, ldc, acc)

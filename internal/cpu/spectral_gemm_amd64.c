@@ -1,11 +1,13 @@
 //go:build cgo
 
-// Small dense matrix products for the spectral convolution's truncated
-// DFTs, and its per-mode channel mixing, written with GCC vector extensions so that
-// -O3 with target_clones gives an AVX2+FMA version and a portable
-// x86-64 (SSE2) one, chosen at load time. They compute the same products
-// as sgemmGo, cgemmGo and rowmixGo in spectral.go (which the tests compare them with),
-// in the same summation order over k; only the rounding differs (FMA).
+// The spectral convolution's kernels (spectral.go): small dense matrix
+// products for the truncated DFTs and the per-mode-row channel mixing.
+// They are written with GCC vector extensions so that -O3 with
+// target_clones builds an AVX2+FMA version and a baseline x86-64 (SSE2)
+// one, picked at load time, so the binary runs on any x86-64. Each
+// computes what sgemmGo, cgemmGo and rowmixGo compute (the tests compare
+// them), summing over the inner index in the same order; only the
+// rounding differs (FMA).
 
 #include <string.h>
 

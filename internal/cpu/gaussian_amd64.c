@@ -1,15 +1,18 @@
+#include <stdint.h>
 #include <string.h>
 
-#include "gaussian.h"
+#include "gaussian_amd64.h"
 
-// The pass is written once (gaussian_pass.h) with GCC vector extensions
-// and instantiated three times: 16 floats per vector for x86-64-v4
-// (AVX-512), 8 for x86-64-v3 (AVX2+FMA) and 8 for the portable default
-// target. uhno_gauss_axis picks the best the CPU supports at run time (the
-// hand-written equivalent of target_clones, which also lets the tests run
-// every instantiation), so the binary runs on any x86-64. Vector types are declared with 4-byte
-// alignment and may_alias, so loads and stores are plain unaligned moves
-// on float arrays.
+// Vectorised axis pass of the Gaussian convolution (gaussian.go).
+//
+// The pass is written once (gaussian_pass_amd64.h) with GCC vector
+// extensions and instantiated three times: 16 floats per vector for
+// x86-64-v4 (AVX-512), 8 for x86-64-v3 (AVX2+FMA) and 8 for the portable
+// default target. uhno_gauss_axis picks the best the CPU supports at run
+// time (the hand-written equivalent of target_clones, which also lets the
+// tests run every instantiation), so the binary runs on any x86-64. Vector
+// types are declared with 4-byte alignment and may_alias, so loads and
+// stores are plain unaligned moves on float arrays.
 
 #define AI static inline __attribute__((always_inline))
 
@@ -31,7 +34,7 @@ typedef float v16 __attribute__((vector_size(64), aligned(4), may_alias));
 #define VEC v16
 #define PASS pass16
 #define PASS_ATTR __attribute__((target("arch=x86-64-v4")))
-#include "gaussian_pass.h"
+#include "gaussian_pass_amd64.h"
 
 // AVX2 and the portable default: 8 floats per vector (one AVX register,
 // two SSE registers). A 16-float vector without AVX-512 would be lowered
@@ -41,13 +44,13 @@ typedef float v8 __attribute__((vector_size(32), aligned(4), may_alias));
 #define VEC v8
 #define PASS pass8avx2
 #define PASS_ATTR __attribute__((target("arch=x86-64-v3")))
-#include "gaussian_pass.h"
+#include "gaussian_pass_amd64.h"
 
 #define VW 8
 #define VEC v8
 #define PASS pass8
 #define PASS_ATTR
-#include "gaussian_pass.h"
+#include "gaussian_pass_amd64.h"
 
 int uhno_gauss_best_isa(void) {
 	if (__builtin_cpu_supports("x86-64-v4"))
@@ -76,6 +79,9 @@ double uhno_gauss_axis(float *z, float *z2, const float *s, const float *s2, con
 	// Line padding of p >= r points each side: a whole vector when it fits.
 	const int p = r <= vw && n >= vw ? vw : r;
 	const int padw = n + 2 * p;
+	// Start the padded lines on a cache line (scratch has 16 spare floats),
+	// so that their centre loads are aligned when n is a multiple of 16.
+	scratch = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
 	if (isa == 2)
 		return pass16(z, z2, s, s2, e, k, dk, r, outer, n, inner, add, scratch, off, padw);
 	if (isa == 1)

@@ -1,14 +1,16 @@
+//go:build cgo && amd64
+
 package cpu
 
 // #cgo CFLAGS: -O3
 // #cgo LDFLAGS: -lm
-// #include "gaussian.h"
+// #include "gaussian_amd64.h"
 import "C"
 
 import "unsafe"
 
 // gaussAxis is one pass of the Gaussian convolution through the vectorised
-// C kernel in gaussian.c, compiled for the best instruction set this CPU
+// C kernel in gaussian_amd64.c, compiled for the best instruction set this CPU
 // supports; gaussAxisGo is its plain-Go reference and documents the
 // arguments.
 func gaussAxis(z, z2, s, s2, e, k, dk []float32, outer, n, inner int, add bool, scratch []float32) float64 {

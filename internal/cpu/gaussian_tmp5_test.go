@@ -1,5 +1,0 @@
-package cpu
-
-import "testing"
-
-func TestTmpISA(t *testing.T) { t.Logf("best isa %d", gaussBestISA()) }
