@@ -23,9 +23,9 @@ if [[ "${1:-}" == "--openblas" ]]; then
   ld=$ob/root/usr/lib/x86_64-linux-gnu/openblas-pthread
 fi
 
-# Our side goes through the tape (as PyTorch's autograd does): SpectralConv
-# fwd and fwd+bwd; GaussianConv at T2 (two threads) fwd and tape_fwd+bwd.
-GOMAXPROCS=$threads go test -run '^$' -bench '(SpectralConv|GaussianConv)/(1D_B32|2D_B16_(C32|96ch)_64x64)/^(T2|fwd)' \
+# Our side goes through the tape (as PyTorch's autograd does): SpectralConv,
+# Pointwise and SPARGate fwd and fwd+bwd; GaussianConv at T2 (two threads) fwd and tape_fwd+bwd.
+GOMAXPROCS=$threads go test -run '^$' -bench '(SpectralConv|GaussianConv|Pointwise|SPARGate)/(1D_B32|2D_B16_(C32|96ch)_64x64)/^(T2|fwd)' \
   -benchtime 20x -count 3 ./internal/cpu/ | tee "$out/go.txt"
 LD_LIBRARY_PATH=$ld OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$threads \
   /usr/bin/python3 scripts/torch_ops.py --yardstick "$yard" --threads "$threads" | tee "$out/torch.txt"
@@ -41,7 +41,7 @@ for line in open(sys.argv[1]):
             continue  # direct backend calls; the tape variant is the fair one
         key = (m.group(1), int(m.group(2)[0]), phase.replace("tape_", ""))
         go[key] = min(go.get(key, 1e30), float(m.group(4)) / 1e6)
-names = {"SpectralConv": "spectral_conv", "GaussianConv": "gaussian_conv"}
+names = {"SpectralConv": "spectral_conv", "GaussianConv": "gaussian_conv", "Pointwise": "pointwise", "SPARGate": "spar_gate"}
 print("\n| op | dim | phase | uhno ms (min) | torch ms (min) | uhno / torch |")
 print("|---|---|---|---|---|---|")
 for line in open(sys.argv[2]):

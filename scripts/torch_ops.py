@@ -5,6 +5,7 @@ comparison in docs/PERFORMANCE.md (run by scripts/compare_torch.sh).
 Shapes match BenchmarkSpectralConv and BenchmarkGaussianConv in
 internal/cpu: 2D B=16, C=32, 64x64, K0=12; 1D B=32, C=32, N=128, K0=24;
 Gaussian: M=3 scales x C=32 channels, G=4 groups, sigma init 0.5/1/2.5.
+Also the 1x1 channel mixing (Pointwise) and the SPAR gate of one level.
 Prints one JSON line per (op, dim) with min and median milliseconds.
 """
 import argparse
@@ -68,7 +69,32 @@ def main():
             ys = [g.gauss_conv(xs[m], m, min(radii[m], (N - 1) // 2)) for m in range(3)]
             sum((y * y).sum() for y in ys).backward()
 
-        for name, f, fb in (("spectral_conv", spec_fwd, spec_fb), ("gaussian_conv", gauss_fwd, gauss_fb)):
+        # 1x1 channel mixing with bias, and the whole SPAR gate of one level
+        # (score MLP on [zF; zG], keep-ratio, top-k, STE MUX), as in the
+        # yardstick's bench_ops.py.
+        pw = U.conv1x1(C, C, dim)
+        xp = torch.randn((B, C) + sp, requires_grad=True)
+        gate = U.SPARGate(C, dim)
+        xg = torch.randn((B, 2 * C) + sp, requires_grad=True)
+
+        def pw_fwd():
+            with torch.no_grad():
+                pw(xp)
+
+        def pw_fb():
+            y = pw(xp)
+            y.backward(torch.ones_like(y))
+
+        def gate_fwd():
+            with torch.no_grad():
+                gate(xg[:, :C], xg[:, C:])
+
+        def gate_fb():
+            y = gate(xg[:, :C], xg[:, C:])[0]
+            y.backward(torch.ones_like(y))
+
+        for name, f, fb in (("spectral_conv", spec_fwd, spec_fb), ("gaussian_conv", gauss_fwd, gauss_fb),
+                            ("pointwise", pw_fwd, pw_fb), ("spar_gate", gate_fwd, gate_fb)):
             tf = timed(f, a.steps, a.warmup)
             tfb = timed(fb, a.steps, a.warmup)
             print(json.dumps(dict(op=name, dim=dim, torch=torch.__version__, threads=torch.get_num_threads(),

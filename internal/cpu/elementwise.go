@@ -66,28 +66,36 @@ func (b *Backend) MulAcc(y, a, c *tensor.Tensor) {
 	})
 }
 
-// GELU implements tensor.Backend with the exact form x Phi(x).
+// GELU implements tensor.Backend with the exact form x Phi(x). On amd64
+// with cgo it runs the vectorised loop of act_amd64.c (within 2e-6 of the
+// float64 reference geluGo, TestGELUFast); elsewhere geluGo itself.
 func (b *Backend) GELU(y, x *tensor.Tensor) {
 	Y, X := data(y), data(x)
-	b.parallel(len(Y), elemGrain/4, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			v := float64(X[i])
-			Y[i] = float32(0.5 * v * (1 + math.Erf(v/math.Sqrt2)))
-		}
-	})
+	b.parallel(len(Y), elemGrain, func(lo, hi int) { geluFast(Y[lo:hi], X[lo:hi]) })
 }
 
 // GELUBackward implements tensor.Backend: dx += dy (Phi(x) + x phi(x)).
 func (b *Backend) GELUBackward(dx, dy, x *tensor.Tensor) {
 	DX, DY, X := data(dx), data(dy), data(x)
+	b.parallel(len(DX), elemGrain, func(lo, hi int) { geluBackwardFast(DX[lo:hi], DY[lo:hi], X[lo:hi]) })
+}
+
+// geluGo is the float64 reference GELU, the oracle for the fast path.
+func geluGo(y, x []float32) {
+	for i, xv := range x[:len(y)] {
+		v := float64(xv)
+		y[i] = float32(0.5 * v * (1 + math.Erf(v/math.Sqrt2)))
+	}
+}
+
+// geluBackwardGo is the float64 reference of the GELU derivative.
+func geluBackwardGo(dx, dy, x []float32) {
 	const invSqrt2Pi = 0.3989422804014327
-	b.parallel(len(DX), elemGrain/4, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			v := float64(X[i])
-			d := 0.5*(1+math.Erf(v/math.Sqrt2)) + v*invSqrt2Pi*math.Exp(-0.5*v*v)
-			DX[i] += DY[i] * float32(d)
-		}
-	})
+	for i, xv := range x[:len(dx)] {
+		v := float64(xv)
+		d := 0.5*(1+math.Erf(v/math.Sqrt2)) + v*invSqrt2Pi*math.Exp(-0.5*v*v)
+		dx[i] += dy[i] * float32(d)
+	}
 }
 
 // Sigmoid implements tensor.Backend.

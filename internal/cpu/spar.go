@@ -2,7 +2,7 @@ package cpu
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"uhno/internal/tensor"
 )
@@ -13,28 +13,41 @@ func (b *Backend) TopKMask(mask, s *tensor.Tensor, k []int) {
 	M, S := data(mask), data(s)
 	n := s.SpatialSize()
 	b.parallel(s.Batch(), 1, func(lo, hi int) {
-		idx := make([]int32, n)
+		scratch := make([]float32, n)
 		for bi := lo; bi < hi; bi++ {
-			topKInto(M[bi*n:][:n], S[bi*n:][:n], k[bi], idx)
+			topKInto(M[bi*n:][:n], S[bi*n:][:n], k[bi], scratch)
 		}
 	})
 }
 
-// topKInto writes the top-k mask of scores into mask using idx as scratch.
-func topKInto(mask, scores []float32, k int, idx []int32) {
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	sort.Slice(idx, func(a, c int) bool {
-		sa, sc := scores[idx[a]], scores[idx[c]]
-		if sa != sc {
-			return sa > sc
-		}
-		return idx[a] < idx[c]
-	})
+// topKInto writes the top-k mask of scores into mask, using scratch (len n)
+// to find the k-th largest value t by sorting a copy: every score above t
+// is kept, then scores equal to t in index order until k are kept. NaN
+// scores sort first (smallest) and are kept only when k exceeds the number
+// of other scores.
+func topKInto(mask, scores []float32, k int, scratch []float32) {
 	clear(mask)
-	for _, i := range idx[:k] {
-		mask[i] = 1
+	if k <= 0 {
+		return
+	}
+	copy(scratch, scores)
+	slices.Sort(scratch)
+	t := scratch[len(scores)-k]
+	kept := 0
+	for i, v := range scores {
+		if v > t {
+			mask[i] = 1
+			kept++
+		}
+	}
+	for i, v := range scores {
+		if kept == k {
+			break
+		}
+		if v == t || (v != v && t != t) {
+			mask[i] = 1
+			kept++
+		}
 	}
 }
 
@@ -46,12 +59,12 @@ func (b *Backend) SPARKeep(hard, stats, s *tensor.Tensor, p tensor.SPARParams) {
 	H, ST, S := data(hard), data(stats), data(s)
 	n := s.SpatialSize()
 	b.parallel(s.Batch(), 1, func(lo, hi int) {
-		idx := make([]int32, n)
+		scratch := make([]float32, n)
 		for bi := lo; bi < hi; bi++ {
 			sc := S[bi*n:][:n]
 			c, rho, k := keepRatio(sc, p)
 			ST[bi*3], ST[bi*3+1], ST[bi*3+2] = c, rho, float32(k)
-			topKInto(H[bi*n:][:n], sc, k, idx)
+			topKInto(H[bi*n:][:n], sc, k, scratch)
 		}
 	})
 }

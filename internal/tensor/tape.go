@@ -149,7 +149,12 @@ func (tp *Tape) BackwardWith(y, seed *Tensor) {
 	if !y.requiresGrad {
 		panic("tensor: Backward: output does not depend on any tensor that requires a gradient")
 	}
-	tp.B.AddScaled(tp.g(y), seed, 1)
+	if y.Grad == nil && y.owner == tp {
+		y.Grad = tp.out(y.Shape)
+		tp.B.Copy(y.Grad.Data, seed.Data)
+	} else {
+		tp.B.AddScaled(tp.g(y), seed, 1)
+	}
 	for i := len(tp.nodes) - 1; i >= 0; i-- {
 		tp.nodes[i]()
 	}

@@ -1,0 +1,9 @@
+//go:build !cgo || !amd64
+
+package cpu
+
+// Without cgo on amd64 the GELU runs the plain-Go float64 loops.
+func geluFast(y, x []float32)              { geluGo(y, x) }
+func geluBackwardFast(dx, dy, x []float32) { geluBackwardGo(dx, dy, x) }
+
+const haveFastGELU = false
