@@ -32,7 +32,8 @@ type Backend struct {
 	threads int
 	// spec caches SpectralConv's DFT tables and scratch (spectral.go).
 	spec spectralCache
-	// rs holds ConvDown/Upsample2x scratch buffers (resample_gemm.go).
+	// rs holds the scratch buffers of the packed GEMM users: Pointwise,
+	// ConvDown and Upsample2x (gemm.go).
 	rs resampleState
 	// gauss holds GaussianConv scratch buffers (gaussian.go).
 	gauss gaussCache

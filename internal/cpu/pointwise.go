@@ -10,7 +10,7 @@ const pointwiseTile = 256
 // Pointwise implements tensor.Backend: the 1x1 channel mixing
 // y[b,:,s] = W x[b,:,s] + bias, with x [B, Cin, S...] and W [Cout, Cin].
 // Per sample it is the matrix product Y_b = W X_b (Cout x S), computed by
-// the packed GEMM of resample_gemm.go over (sample, spatial tile) items.
+// the packed GEMM of gemm.go over (sample, spatial tile) items.
 func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 	Y, X, W, Bias := data(y), data(x), data(w), data(bias)
 	cin, cout, sp := x.Channels(), y.Channels(), x.SpatialSize()

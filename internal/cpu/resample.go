@@ -12,7 +12,7 @@ import "uhno/internal/tensor"
 // point) and the tile of y is the matrix product W P with W viewed as
 // [Cout, K]. The backward pass rebuilds P per tile and forms
 // dW += dY P^T and dP = W^T dY, then scatters dP back onto the input grid
-// (col2im). The three products run in convGemm (resample_gemm.go). Per
+// (col2im). The three products run in convGemm (gemm.go). Per
 // output point the gathers move K values and the products do Cout K
 // multiply-adds; with the vectorised kernel the products still take about
 // half of the time (2D, Cin 32 -> Cout 64) and the gathers most of the rest.

@@ -1,9 +1,9 @@
 //go:build cgo && amd64
 
-#include "resample_gemm_amd64.h"
+#include "gemm_amd64.h"
 
-#define MR 6  // = convMR in resample_gemm.go
-#define NR 16 // = convNR in resample_gemm.go
+#define MR 6  // = convMR in gemm.go
+#define NR 16 // = convNR in gemm.go
 
 // Vectors of 8 and 16 floats (GCC vector extensions). aligned(4): the
 // operands are only float-aligned.

@@ -2,7 +2,8 @@ package cpu
 
 import "sync"
 
-// Packed matrix products for ConvDown (resample.go).
+// Packed matrix products for Pointwise (pointwise.go) and ConvDown
+// (resample.go).
 //
 // ConvDown is written as three matrix products per spatial tile (forward
 // y = W P, backward dW += dY P^T and dP = W^T dY, with P the im2col patch
@@ -24,7 +25,7 @@ import "sync"
 // Every entry of C is a sum over k in increasing order, so the result is
 // the same whatever thread runs it. The portable kernel (plain Go, below)
 // is the reference; on amd64 with cgo a C kernel vectorised for AVX-512 or
-// AVX2/FMA replaces it (resample_gemm_amd64.go, about 15 times faster), and
+// AVX2/FMA replaces it (gemm_amd64.go, about 15 times faster), and
 // tests compare the two.
 
 const (

@@ -3,7 +3,7 @@
 package cpu
 
 // #cgo CFLAGS: -O3
-// #include "resample_gemm_amd64.h"
+// #include "gemm_amd64.h"
 import "C"
 
 import "unsafe"
@@ -11,7 +11,7 @@ import "unsafe"
 // convHaveC reports that convGemmC is the vectorised C kernel.
 const convHaveC = true
 
-// convGemmC is convGemm's C kernel (resample_gemm_amd64.c) at the widest
+// convGemmC is convGemm's C kernel (gemm_amd64.c) at the widest
 // level the CPU supports; the caller has checked that every operand fits
 // its slice.
 func convGemmC(c []float32, ldc, m, n int, ap, bp []float32, l int, add bool) {

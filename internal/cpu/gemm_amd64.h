@@ -1,9 +1,9 @@
-// Packed-panel matrix product of ConvDown (see resample_gemm.go for the
+// Packed-panel matrix product of ConvDown (see gemm.go for the
 // layout). Compiled for x86-64-v4 (AVX-512), x86-64-v3 (AVX2+FMA) and a
 // portable default; each call runs the widest one the CPU supports, so the
 // binary runs on any x86-64.
-#ifndef UHNO_RESAMPLE_GEMM_H
-#define UHNO_RESAMPLE_GEMM_H
+#ifndef UHNO_GEMM_H
+#define UHNO_GEMM_H
 
 // C = A B (add == 0) or C += A B (add != 0) with A m x l packed in panels of
 // 6 rows and B l x n packed in panels of 16 columns; C[r, c] = c[r*ldc + c].
