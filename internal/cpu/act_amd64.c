@@ -7,6 +7,7 @@
 // reduction with a degree-6 Taylor polynomial. Both stay within a few float32
 // ulp of the float64 reference; TestGELUFast checks 2e-6 absolute.
 #include "act_amd64.h"
+#include "ftz_amd64.h"
 
 #define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
@@ -50,18 +51,22 @@ static inline float exp_neg(float v) {
 
 CLONES
 void uhno_gelu(float *y, const float *x, long n) {
+	unsigned uhno_mxcsr = uhno_ftz_enter();
 	for (long i = 0; i < n; i++) {
 		float v = x[i];
 		y[i] = 0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f));
 	}
+	uhno_ftz_leave(uhno_mxcsr);
 }
 
 CLONES
 void uhno_gelu_backward(float *dx, const float *dy, const float *x, long n) {
+	unsigned uhno_mxcsr = uhno_ftz_enter();
 	for (long i = 0; i < n; i++) {
 		float v = x[i];
 		float cdf = 0.5f * (1.0f + erf_approx(v * 0.70710678118654752f));
 		float pdf = 0.39894228040143268f * exp_neg(-0.5f * v * v);
 		dx[i] += dy[i] * (cdf + v * pdf);
 	}
+	uhno_ftz_leave(uhno_mxcsr);
 }

@@ -40,3 +40,21 @@ func TestGELUFast(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushToZeroIsScoped: the C kernels flush subnormals (ftz_amd64.h)
+// but restore the caller's MXCSR, so Go arithmetic afterwards still keeps
+// subnormals.
+func TestFlushToZeroIsScoped(t *testing.T) {
+	if !haveFastGELU {
+		t.Skip("no C kernels in this build")
+	}
+	sub := []float32{1e-39, 3e-39} // float32 subnormals
+	y := make([]float32, 2)
+	geluFast(y, sub)
+	if y[0] != 0 || y[1] != 0 {
+		t.Fatalf("gelu of subnormals inside the kernel = %v, want flushed to 0", y)
+	}
+	if p := sub[0] + sub[1]; p == 0 { // 4e-39, subnormal
+		t.Fatalf("Go arithmetic after a kernel call flushed a subnormal: MXCSR was not restored")
+	}
+}

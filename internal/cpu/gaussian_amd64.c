@@ -1,4 +1,5 @@
 #include <stdint.h>
+#include "ftz_amd64.h"
 #include <string.h>
 
 #include "gaussian_amd64.h"
@@ -62,6 +63,7 @@ int uhno_gauss_best_isa(void) {
 
 double uhno_gauss_axis(float *z, float *z2, const float *s, const float *s2, const float *e, const float *k,
                        const float *dk, int r, int outer, int n, int inner, int add, float *scratch, int isa) {
+	unsigned uhno_mxcsr = uhno_ftz_enter();
 	if (isa < 0)
 		isa = uhno_gauss_best_isa();
 	const int line = inner == 1;
@@ -82,9 +84,13 @@ double uhno_gauss_axis(float *z, float *z2, const float *s, const float *s2, con
 	// Start the padded lines on a cache line (scratch has 16 spare floats),
 	// so that their centre loads are aligned when n is a multiple of 16.
 	scratch = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+	double sum;
 	if (isa == 2)
-		return pass16(z, z2, s, s2, e, k, dk, r, outer, n, inner, add, scratch, off, padw);
-	if (isa == 1)
-		return pass8avx2(z, z2, s, s2, e, k, dk, r, outer, n, inner, add, scratch, off, padw);
-	return pass8(z, z2, s, s2, e, k, dk, r, outer, n, inner, add, scratch, off, padw);
+		sum = pass16(z, z2, s, s2, e, k, dk, r, outer, n, inner, add, scratch, off, padw);
+	else if (isa == 1)
+		sum = pass8avx2(z, z2, s, s2, e, k, dk, r, outer, n, inner, add, scratch, off, padw);
+	else
+		sum = pass8(z, z2, s, s2, e, k, dk, r, outer, n, inner, add, scratch, off, padw);
+	uhno_ftz_leave(uhno_mxcsr);
+	return sum;
 }

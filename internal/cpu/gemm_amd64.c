@@ -1,6 +1,7 @@
 //go:build cgo && amd64
 
 #include "gemm_amd64.h"
+#include "ftz_amd64.h"
 
 #define MR 6  // = convMR in gemm.go
 #define NR 16 // = convNR in gemm.go
@@ -132,6 +133,7 @@ static int conv_level(void) {
 int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add) {
 	if (level < 0 || level > conv_level())
 		return -1;
+	unsigned mxcsr = uhno_ftz_enter();
 	switch (level) {
 	case 2:
 		gemm16(c, ldc, m, n, ap, bp, l, add);
@@ -142,6 +144,7 @@ int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const fl
 	default:
 		gemm8_default(c, ldc, m, n, ap, bp, l, add);
 	}
+	uhno_ftz_leave(mxcsr);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 // rounding differs (FMA).
 
 #include <string.h>
+#include "ftz_amd64.h"
 
 #include "spectral_gemm.h"
 
@@ -66,6 +67,7 @@ INLINE void sgemm_cols(const int V, long m, long k, const float *a, long lda,
 // matrices a [m x k], b [k x n], c [m x n] with row strides lda, ldb, ldc.
 CLONES void uhno_spectral_sgemm(long m, long n, long k, const float *a, long lda,
                                 const float *b, long ldb, float *c, long ldc, int acc) {
+	unsigned uhno_mxcsr = uhno_ftz_enter();
 	long j = 0;
 	for (; j + 24 <= n; j += 24)
 		sgemm_cols(3, m, k, a, lda, b + j, ldb, c + j, ldc, acc);
@@ -84,6 +86,7 @@ CLONES void uhno_spectral_sgemm(long m, long n, long k, const float *a, long lda
 				s += a[i * lda + p] * b[p * ldb + j];
 			c[i * ldc + j] = s;
 		}
+	uhno_ftz_leave(uhno_mxcsr);
 }
 
 // cgemm_tile computes an R x (4 V) block of complex out = g in (+ out when
@@ -132,6 +135,7 @@ INLINE void cgemm_cols(const int V, long m, long n, const float *g, long ldg,
 // in complex numbers.
 CLONES void uhno_spectral_cgemm(long m, long n, long p, const float *g, long ldg,
                                 const float *in, long ldi, float *out, long ldo, int acc) {
+	unsigned uhno_mxcsr = uhno_ftz_enter();
 	long j = 0;
 	for (; j + 8 <= p; j += 8)
 		cgemm_cols(2, m, n, g, ldg, in + 2 * j, ldi, out + 2 * j, ldo, acc);
@@ -157,6 +161,7 @@ CLONES void uhno_spectral_cgemm(long m, long n, long p, const float *g, long ldg
 			out[2 * (i * ldo + j)] = sr;
 			out[2 * (i * ldo + j) + 1] = si;
 		}
+	uhno_ftz_leave(uhno_mxcsr);
 }
 
 // Channel mixing of one row of modes (uhno_spectral_rowmix). Both operands
@@ -255,6 +260,7 @@ INLINE void mix_tile(const int TP, const int TQ, long R, const float *ap, const 
 CLONES void uhno_spectral_rowmix(long P, long Q, long R, long L, const float *a, long au, long ar,
                                  int conja, const float *b, long br, long bv, int conjb, float *out,
                                  long ou, long ov, const float *scale, int acc, float *scratch) {
+	unsigned uhno_mxcsr = uhno_ftz_enter();
 	long nc = (L + 3) / 4;
 	float *ap = scratch, *bp = scratch + nc * P * R * 8;
 	pack(P, R, L, a, au, ar, conja ? -1 : 1, ap, 0);
@@ -288,4 +294,5 @@ CLONES void uhno_spectral_rowmix(long P, long Q, long R, long L, const float *a,
 				}
 			}
 	}
+	uhno_ftz_leave(uhno_mxcsr);
 }
