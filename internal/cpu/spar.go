@@ -52,7 +52,7 @@ func topKInto(mask, scores []float32, k int, scratch []float32) {
 }
 
 // SPARKeep implements tensor.Backend (Eq. spar-rho): per sample,
-// c = std(s)/(mean|s| + eps) with the unbiased std, rho = clip(rho0 (1 +
+// c = std(s)/(mean|s| + eps) (unbiased std unless p says otherwise), rho = clip(rho0 (1 +
 // beta tanh(c-1)), rho_min, rho_max), k = ceil(rho N) clamped to [1, N],
 // and the top-k mask. stats[b] = (c, rho, k).
 func (b *Backend) SPARKeep(hard, stats, s *tensor.Tensor, p tensor.SPARParams) {
@@ -83,9 +83,13 @@ func keepRatio(s []float32, p tensor.SPARParams) (c, rho float32, k int) {
 		d := float64(v) - mean
 		q += d * d
 	}
+	div := float64(n)
+	if p.UnbiasedStd {
+		div = float64(n - 1)
+	}
 	std := 0.0
-	if n > 1 {
-		std = math.Sqrt(q / float64(n-1))
+	if div > 0 {
+		std = math.Sqrt(q / div)
 	}
 	c64 := std / (sumAbs/float64(n) + p.Eps)
 	r := p.Rho0 * (1 + p.Beta*math.Tanh(c64-1))

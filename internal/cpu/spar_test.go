@@ -93,6 +93,25 @@ func TestSPARKeep(t *testing.T) {
 	}
 }
 
+// TestSPARKeepBiasedStd: with UnbiasedStd false the contrast uses the N
+// denominator. Scores +-1 alternating: mean 0, mean|s| = 1, variance N/(N-1)
+// unbiased and exactly 1 biased.
+func TestSPARKeepBiasedStd(t *testing.T) {
+	b := cpu.New(1)
+	tp := tensor.NewTape(b)
+	s := tp.FromHost([]float32{1, -1, 1, -1, 1, -1, 1, -1, 1, -1}, 1, 1, 10)
+	p := tensor.DefaultSPAR
+	_, st := tp.SPARKeep(s, p)
+	if c := float64(tensor.ToHost(b, st)[0]); math.Abs(c-math.Sqrt(10.0/9)/(1+1e-6)) > 1e-6 {
+		t.Fatalf("unbiased contrast %g, want %g", c, math.Sqrt(10.0/9))
+	}
+	p.UnbiasedStd = false
+	_, st = tp.SPARKeep(s, p)
+	if c := float64(tensor.ToHost(b, st)[0]); math.Abs(c-1/(1+1e-6)) > 1e-6 {
+		t.Fatalf("biased contrast %g, want 1", c)
+	}
+}
+
 // TestSPARKeepClip checks the clip of Eq. spar-rho at rho_min and rho_max.
 func TestSPARKeepClip(t *testing.T) {
 	b := cpu.New(1)

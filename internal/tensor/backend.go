@@ -111,7 +111,8 @@ type Backend interface {
 
 	// SPARKeep computes the contrast-adaptive keep-ratio of Eq. spar-rho and
 	// the hard top-k mask of each sample without leaving the device:
-	// c = std_x(s) / (mean_x |s| + eps), rho = clip(rho0 (1 + beta
+	// c = std_x(s) / (mean_x |s| + eps) (std with the N-1 or N denominator
+	// as p.UnbiasedStd says), rho = clip(rho0 (1 + beta
 	// tanh(c - 1)), rho_min, rho_max), k = ceil(rho N). s and hard are
 	// [B, 1, spatial...]; stats is [B, 3] holding (c, rho, k). No gradient.
 	SPARKeep(hard, stats, s *Tensor, p SPARParams)
@@ -155,11 +156,14 @@ type GaussOpts struct {
 // backends evaluate the keep-ratio in double precision.
 type SPARParams struct {
 	Rho0, Beta, RhoMin, RhoMax, Temperature, Eps float64
+	// UnbiasedStd selects the N-1 denominator of Std_x(s) in the contrast
+	// (PyTorch's default, and uhno's); false uses N.
+	UnbiasedStd bool
 }
 
 // DefaultSPAR holds the paper's SPAR defaults (Sec. 4.1, App. D.1):
 // rho0 = 0.30, beta = 0.25, rho_min = 0.10, rho_max = 0.90, T = 0.8, eps = 1e-6.
-var DefaultSPAR = SPARParams{Rho0: 0.30, Beta: 0.25, RhoMin: 0.10, RhoMax: 0.90, Temperature: 0.8, Eps: 1e-6}
+var DefaultSPAR = SPARParams{Rho0: 0.30, Beta: 0.25, RhoMin: 0.10, RhoMax: 0.90, Temperature: 0.8, Eps: 1e-6, UnbiasedStd: true}
 
 // GaussianRadius is the support radius of a Gaussian kernel with the given
 // sigma on a grid whose smallest axis has nmin points:
