@@ -112,7 +112,9 @@ func TestEmbeddedConfigsHoldPaperValues(t *testing.T) {
 			extra: func(c *config.Config) bool { return c.PDE.Dt == 0.002 }},
 		"adv2d": {dim: 2, grid: []int{64, 64}, domain: []float64{1, 1}, levels: 3, c0: 32, k0: 12, m: 3, lambdaH1: 1e-3, lamCBC: 3e-3, batch: 16,
 			train: 800, test: 200, trainPairs: 8000, snapshots: 50, history: 10, rollout: 10, source: "generated",
-			extra: func(c *config.Config) bool { return len(c.PDE.Velocity) == 2 }},
+			extra: func(c *config.Config) bool {
+				return len(c.PDE.VelocityRange) == 2 && c.PDE.VelocityRange[0] < c.PDE.VelocityRange[1]
+			}},
 		"ac2d": {dim: 2, grid: []int{64, 64}, domain: []float64{1, 1}, levels: 3, c0: 32, k0: 12, m: 3, lambdaH1: 1e-3, lamCBC: 5e-3, batch: 16,
 			train: 800, test: 200, trainPairs: 8000, snapshots: 50, history: 10, rollout: 10, source: "generated",
 			extra: func(c *config.Config) bool { return c.PDE.Eps == 0.01 && c.PDE.Dt == 1e-4 }},

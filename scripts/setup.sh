@@ -3,12 +3,13 @@
 # packages from apt, then the Go modules. Run it as root (or with sudo
 # available). Go 1.26 must already be installed at /usr/local/go.
 #
-# APT_PACKAGES lists the system packages: make (minimal images lack it) and
-# a C compiler for the cgo fast paths of internal/cpu. Add libhdf5-dev here
-# when the HDF5 reader arrives. Packages already installed are skipped.
+# APT_PACKAGES lists the system packages: make (minimal images lack it), a
+# C compiler for the cgo fast paths of internal/cpu, and the HDF5 headers and
+# libraries that gonum.org/v1/hdf5 links against (internal/data/h5).
+# Packages already installed are skipped.
 set -euo pipefail
 
-APT_PACKAGES=(make gcc libc6-dev)
+APT_PACKAGES=(make gcc libc6-dev libhdf5-dev)
 
 export PATH="$PATH:/usr/local/go/bin"
 cd "$(dirname "$0")/.."

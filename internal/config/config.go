@@ -42,6 +42,10 @@ type PDE struct {
 	Eps float64 `yaml:"eps,omitempty" json:"eps,omitempty"`
 	// Velocity is the constant advection velocity c, one entry per axis.
 	Velocity []float64 `yaml:"velocity,omitempty,flow" json:"velocity,omitempty"`
+	// VelocityRange [min, max] draws each component of the advection
+	// velocity uniformly per trajectory (the issue's "random c per
+	// trajectory"); it replaces a fixed Velocity.
+	VelocityRange []float64 `yaml:"velocity_range,omitempty,flow" json:"velocity_range,omitempty"`
 	// Forcing is the amplitude A of the Navier–Stokes forcing
 	// A(sin 2pi(x+y) + cos 2pi(x+y)), or the constant Darcy source f.
 	Forcing float64 `yaml:"forcing,omitempty" json:"forcing,omitempty"`

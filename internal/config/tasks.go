@@ -54,7 +54,7 @@ func Tasks() []TaskSpec {
 			Uses:    with("pde.solver_grid", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},
 		{Name: "adv2d", Title: "2D Advection", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "u_t + c . grad u = 0 on [0,1]^2: transport, solved by exact shifting",
-			Uses:    with("pde.velocity", "pde.t_end")},
+			Uses:    with("pde.velocity", "pde.velocity_range", "pde.t_end"), Optional: []string{"pde.velocity", "pde.velocity_range"}},
 		{Name: "ac2d", Title: "2D Allen-Cahn", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "u_t = eps^2 lap u + u - u^3 on [0,1]^2: moving interfaces",
 			Uses:    with("pde.solver_grid", "pde.eps", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},

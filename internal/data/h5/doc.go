@@ -1,0 +1,70 @@
+// Package h5 is the HDF5 file layer of uhno's data: it writes the
+// self-generated datasets and reads them back together with PDEBench's
+// files, all in one layout (GUIDE section 3), through gonum.org/v1/hdf5.
+//
+// # Layout
+//
+// Every dataset lives at the root and is indexed by trajectory first:
+//
+//	tensor           float32 [b, t, x...]   time-dependent tasks (1D, 2D) and PDEBench 1D Burgers
+//	nu, tensor       float32 [b, x, y], [b, 1, x, y]   Darcy: coefficient a and solution u
+//	density, pressure, Vx, Vy, Vz   float32 [b, t, x, y, z]   PDEBench 3D CFD
+//	x-coordinate ... float32 [n]            grid coordinates (PDEBench: cell centres)
+//	t-coordinate     float32 [n]            snapshot times
+//
+// The solver settings are root attributes (h5py's f.attrs): Nu for
+// PDEBench Burgers, beta for Darcy, eta, zeta and M for 3D CFD, and
+// whatever the generator reports (pde.Generator.Attrs) for uhno's files.
+//
+// # What uhno adds
+//
+// Files written by Writer also carry, all ignored by PDEBench-style
+// readers:
+//
+//   - attribute "uhno-format" = "uhno-pdebench/1": marks the file as uhno's;
+//   - attribute "uhno-spec": the SHA-256 fingerprint of the datasets, shapes,
+//     attributes, coordinates and trajectory count (Spec.Fingerprint), so a
+//     later run can tell whether an existing or half-written file was made
+//     with the same settings;
+//   - attribute "uhno-trajectories": b;
+//   - dataset "uhno-written" uint8 [b] and "uhno-crc32" uint32 [b]: which
+//     trajectories are on disk and their CRC-32C, for resuming;
+//   - attribute "complete" = 1, written last.
+//
+// Trajectory datasets are chunked (one chunk per trajectory while it holds
+// at most 1 MiB, otherwise the trajectory's leading axes are halved until a
+// chunk fits) and gzip-compressed at level 4. Coordinates are contiguous.
+//
+// # Writing safely
+//
+// Writer streams: trajectory i is written (hyperslab [i, ...]) as soon as
+// it is produced, then flushed, then marked in uhno-written with its CRC
+// and flushed again. It writes to "<path>.tmp-<pid>" and Commit sets
+// "complete", fsyncs and renames the file to <path>; so <path> exists only
+// when complete. An interrupted run leaves the temporary file behind; the
+// next Create for the same path resumes it when its fingerprint matches,
+// keeping the trajectories whose CRC verifies, and deletes it otherwise.
+// A lock file "<path>.lock" (flock, released by the kernel when its
+// process dies) keeps two writers off one path. Open refuses a uhno file
+// without complete = 1 (for example a temporary file copied by hand).
+//
+// # Reading
+//
+// File.Read reads one hyperslab (SelectHyperslab + ReadSubset): offset,
+// count and stride per axis, so a reader takes one trajectory, or a window
+// of frames of one trajectory, and never the whole file (PDEBench's 3D file
+// is 88 GB). A stride subsamples on read. Only little-endian float32 and
+// float64 datasets are accepted (gonum reads in the file's element type),
+// float64 being converted to float32.
+//
+// # Errors
+//
+// Bad files give one-line errors that name the path: a missing file (with
+// where PDEBench files come from: the DaRUS repository of PDEBench,
+// doi:10.18419/darus-2986), an empty or non-HDF5 file, one HDF5 cannot open
+// (truncated or corrupt), one left incomplete by an interrupted write, a
+// failed read. Misuse by the caller (a buffer of the wrong length) panics
+// with an "h5:" prefix.
+//
+// Package internal/data builds the datasets, splits and batches on top.
+package h5

@@ -1,0 +1,259 @@
+package data
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Sampling says which input/target pairs a trajectory yields.
+//
+// A time-dependent trajectory of T frames gives pair k = 0..P-1: input
+// frames k..k+H-1 (H = History), stacked as channels frame by frame, and
+// target frame k+H. At most T-H windows exist; Pairs takes the first P of
+// them (0: all). With the paper's settings (Tab. dataset-config, GUIDE
+// section 4):
+//
+//	1D (burgers, ks, kdv): T = 51, H = 1, P = 50 (all windows): 50 pairs per trajectory
+//	2D (adv2d, ac2d, ns2d): T = 50, H = 10; sliding gives T-H = 40 windows,
+//	    P = 10 takes the first 10 (input frames 0..9 -> frame 10, ...,
+//	    9..18 -> 19: the FNO Navier–Stokes protocol), 8,000 pairs from 800
+//	3D CFD: T = 21, H = 1, P = 20: 1,600 pairs from 80 trajectories
+//
+// A static dataset (Darcy, T = 1) gives one pair: Inputs -> Outputs at
+// frame 0 (a -> u); History must be 1.
+type Sampling struct {
+	// Inputs and Outputs name the fields (datasets) fed to and predicted by
+	// the model, in channel order. Nil means the layout's default: all
+	// fields for time series and 3D CFD, nu -> tensor for Darcy. The
+	// config's names work too: "a" and "u" for Darcy, and any single name
+	// for a time series' one field (see Dataset.resolve).
+	Inputs, Outputs []string
+	// History is H, the number of input frames (0 means 1).
+	History int
+	// Pairs is P, the pairs taken per trajectory (0 means all).
+	Pairs int
+}
+
+// resolve maps a field name to its dataset: a dataset name stands for
+// itself; Darcy also accepts the paper's names "a" (dataset nu) and "u"
+// (dataset tensor); a time series has one field, so any single name (the
+// config's physical label, "u" or "vorticity") means "tensor".
+func (d *Dataset) resolve(name string) (string, bool) {
+	if slices.Contains(d.fields, name) {
+		return name, true
+	}
+	switch d.format {
+	case FormatDarcy:
+		switch name {
+		case "a":
+			return "nu", true
+		case "u":
+			return "tensor", true
+		}
+	case FormatTensor:
+		return "tensor", name != ""
+	}
+	return "", false
+}
+
+// Pair names one sample: trajectory Traj of the file and its first input
+// frame Start (the pair's index k within the trajectory).
+type Pair struct {
+	Traj, Start int
+}
+
+// Plan is a Sampling resolved against a Dataset.
+type Plan struct {
+	d       *Dataset
+	inputs  []string
+	outputs []string
+	union   []string // inputs, then outputs not among them: the resident channels
+	inIdx   []int    // position of each input in union
+	outIdx  []int
+	history int
+	pairs   int
+	static  bool
+}
+
+// Plan resolves s against the dataset, checking fields, history and pair
+// count.
+func (d *Dataset) Plan(s Sampling) (*Plan, error) {
+	p := &Plan{d: d, inputs: s.Inputs, outputs: s.Outputs, history: max(s.History, 1), static: d.frames == 1}
+	if p.inputs == nil {
+		p.inputs = d.fields
+		if d.format == FormatDarcy {
+			p.inputs = []string{"nu"}
+		}
+	}
+	if p.outputs == nil {
+		p.outputs = d.fields
+		if d.format == FormatDarcy {
+			p.outputs = []string{"tensor"}
+		}
+	}
+	p.inputs, p.outputs = slices.Clone(p.inputs), slices.Clone(p.outputs)
+	if len(p.inputs) == 0 || len(p.outputs) == 0 {
+		return nil, fmt.Errorf("data: %s: sampling needs at least one input and one output field", d.path)
+	}
+	for _, list := range [][]string{p.inputs, p.outputs} {
+		for i, f := range list {
+			ds, ok := d.resolve(f)
+			if !ok {
+				return nil, fmt.Errorf("data: %s: no field %q; the %s layout has [%s]", d.path, f, d.format, strings.Join(d.fields, " "))
+			}
+			if slices.Contains(list[:i], ds) {
+				return nil, fmt.Errorf("data: %s: field %q (dataset %q) listed twice", d.path, f, ds)
+			}
+			list[i] = ds
+		}
+	}
+	p.union = slices.Clone(p.inputs)
+	for _, f := range p.outputs {
+		if !slices.Contains(p.union, f) {
+			p.union = append(p.union, f)
+		}
+	}
+	for _, f := range p.inputs {
+		p.inIdx = append(p.inIdx, slices.Index(p.union, f))
+	}
+	for _, f := range p.outputs {
+		p.outIdx = append(p.outIdx, slices.Index(p.union, f))
+	}
+	if p.static {
+		if p.history != 1 || s.Pairs > 1 {
+			return nil, fmt.Errorf("data: %s: static data (1 frame per sample) gives one pair of history 1; got history %d, %d pairs", d.path, p.history, s.Pairs)
+		}
+		p.pairs = 1
+		return p, nil
+	}
+	windows := d.frames - p.history
+	if windows < 1 {
+		return nil, fmt.Errorf("data: %s: history %d leaves no target among %d frames", d.path, p.history, d.frames)
+	}
+	p.pairs = s.Pairs
+	if p.pairs == 0 {
+		p.pairs = windows
+	}
+	if p.pairs < 0 || p.pairs > windows {
+		return nil, fmt.Errorf("data: %s: %d pairs per trajectory, want 1..%d (frames %d - history %d)", d.path, s.Pairs, windows, d.frames, p.history)
+	}
+	return p, nil
+}
+
+// Dataset returns the dataset the plan reads.
+func (p *Plan) Dataset() *Dataset { return p.d }
+
+// Static reports a static plan (Darcy: a -> u).
+func (p *Plan) Static() bool { return p.static }
+
+// History returns H.
+func (p *Plan) History() int { return p.history }
+
+// PairsPerTrajectory returns P.
+func (p *Plan) PairsPerTrajectory() int { return p.pairs }
+
+// Span is the number of leading frames the pairs touch: P+H, or 1 for a
+// static plan. Frames beyond it are never read for training.
+func (p *Plan) Span() int {
+	if p.static {
+		return 1
+	}
+	return p.pairs + p.history
+}
+
+// Resident returns the fields a trajectory's cached frames hold: the
+// inputs, then the outputs that are not inputs.
+func (p *Plan) Resident() []string { return slices.Clone(p.union) }
+
+// InputChannels names the field behind each input channel: the inputs
+// repeated for each of the H frames (frame-major).
+func (p *Plan) InputChannels() []string {
+	var c []string
+	for range p.history {
+		c = append(c, p.inputs...)
+	}
+	return c
+}
+
+// TargetChannels names the field behind each target channel.
+func (p *Plan) TargetChannels() []string { return slices.Clone(p.outputs) }
+
+// InputShape is the shape of a batch of b inputs: [b, H*len(inputs), grid...].
+func (p *Plan) InputShape(b int) []int {
+	return append([]int{b, p.history * len(p.inputs)}, p.d.grid...)
+}
+
+// TargetShape is the shape of a batch of b targets: [b, len(outputs), grid...].
+func (p *Plan) TargetShape(b int) []int {
+	return append([]int{b, len(p.outputs)}, p.d.grid...)
+}
+
+// Pairs lists the pairs of the given trajectories, trajectory by
+// trajectory, k = 0..P-1 within each.
+func (p *Plan) Pairs(trajs []int) []Pair {
+	out := make([]Pair, 0, len(trajs)*p.pairs)
+	for _, i := range trajs {
+		for k := range p.pairs {
+			out = append(out, Pair{Traj: i, Start: k})
+		}
+	}
+	return out
+}
+
+// ReadResident reads the Span leading frames of trajectory i for the
+// resident fields: [Span, len(Resident()), grid...]. The batcher caches
+// this block; PairFrom cuts pairs out of it.
+func (p *Plan) ReadResident(dst []float32, i int) error {
+	return p.d.ReadFrames(dst, i, 0, p.Span(), p.union)
+}
+
+// ResidentLen is the length of one ReadResident block.
+func (p *Plan) ResidentLen() int { return p.Span() * len(p.union) * p.d.Points() }
+
+// PairFrom copies pair k of a resident block into in (H*len(inputs)
+// channels of the grid) and tgt (len(outputs) channels).
+func (p *Plan) PairFrom(block []float32, k int, in, tgt []float32) {
+	pts := p.d.Points()
+	nu := len(p.union)
+	at := func(frame, field int) []float32 {
+		o := (frame*nu + field) * pts
+		return block[o : o+pts]
+	}
+	c := 0
+	for h := range p.history {
+		for _, u := range p.inIdx {
+			copy(in[c*pts:(c+1)*pts], at(k+h, u))
+			c++
+		}
+	}
+	tf := k + p.history
+	if p.static {
+		tf = 0
+	}
+	for j, u := range p.outIdx {
+		copy(tgt[j*pts:(j+1)*pts], at(tf, u))
+	}
+}
+
+// ReadPair reads one pair straight from the file: only the frames of its
+// window (H+1 frames; 1 for static), for evaluation or for trajectories too
+// large to cache. in and tgt are one sample each (InputShape(1),
+// TargetShape(1)).
+func (p *Plan) ReadPair(pr Pair, in, tgt []float32) error {
+	if pr.Start < 0 || pr.Start >= p.pairs {
+		panic(fmt.Sprintf("data: ReadPair: start %d outside 0..%d", pr.Start, p.pairs-1))
+	}
+	nf := p.history + 1
+	t0 := pr.Start
+	if p.static {
+		nf, t0 = 1, 0
+	}
+	block := make([]float32, nf*len(p.union)*p.d.Points())
+	if err := p.d.ReadFrames(block, pr.Traj, t0, nf, p.union); err != nil {
+		return err
+	}
+	// The block starts at frame Start, so the pair is k = 0 within it.
+	p.PairFrom(block, 0, in, tgt)
+	return nil
+}

@@ -1,0 +1,266 @@
+package data
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"time"
+)
+
+// Stats are per-field normalisation statistics: the mean and the
+// population standard deviation (divisor N) of every value the training
+// pairs contain, field by field (a field is one physical channel; an input
+// field stacked over H frames shares one mean and std). They are computed
+// from the training split only, so nothing of the test set leaks into
+// training.
+//
+// The values counted for a field are its frames that appear in some
+// training pair: inputs frames 0..P+H-2, targets frames H..P+H-1 (their
+// union when a field is both), frame 0 for static data; over every grid
+// point after the stride, over every training trajectory.
+type Stats struct {
+	Fields []string  `json:"fields"`
+	Mean   []float64 `json:"mean"`
+	Std    []float64 `json:"std"`
+	Count  []int64   `json:"count"`
+}
+
+// minStd is the floor below which a field counts as constant: its std is
+// then stored as 1, so normalisation only removes the mean instead of
+// amplifying round-off.
+const minStd = 1e-12
+
+// ComputeStats computes Stats of the plan's resident fields over the
+// training trajectories, reading one trajectory at a time. Each
+// trajectory's mean and sum of squared deviations are taken in float64 in
+// two passes and merged with Chan et al.'s pairwise update, so the result
+// is accurate even when the mean dwarfs the spread (density ~ 1).
+func ComputeStats(p *Plan, train []int) (Stats, error) {
+	if len(train) == 0 {
+		return Stats{}, fmt.Errorf("data: %s: statistics need at least one training trajectory", p.d.path)
+	}
+	nf := len(p.union)
+	pts := p.d.Points()
+	lo := make([]int, nf)
+	hi := make([]int, nf)
+	for u, f := range p.union {
+		in, out := slices.Contains(p.inputs, f), slices.Contains(p.outputs, f)
+		switch {
+		case p.static:
+			lo[u], hi[u] = 0, 1
+		case in && out:
+			lo[u], hi[u] = 0, p.pairs+p.history
+		case in:
+			lo[u], hi[u] = 0, p.pairs+p.history-1
+		default:
+			lo[u], hi[u] = p.history, p.pairs+p.history
+		}
+	}
+	count := make([]float64, nf)
+	mean := make([]float64, nf)
+	m2 := make([]float64, nf)
+	block := make([]float32, p.ResidentLen())
+	for _, i := range train {
+		if err := p.ReadResident(block, i); err != nil {
+			return Stats{}, err
+		}
+		for u := range nf {
+			var sum float64
+			for f := lo[u]; f < hi[u]; f++ {
+				o := (f*nf + u) * pts
+				for _, v := range block[o : o+pts] {
+					sum += float64(v)
+				}
+			}
+			nb := float64((hi[u] - lo[u]) * pts)
+			mb := sum / nb
+			var ss float64
+			for f := lo[u]; f < hi[u]; f++ {
+				o := (f*nf + u) * pts
+				for _, v := range block[o : o+pts] {
+					d := float64(v) - mb
+					ss += d * d
+				}
+			}
+			// Chan, Golub & LeVeque: merge (count, mean, M2) of two parts.
+			na := count[u]
+			n := na + nb
+			delta := mb - mean[u]
+			mean[u] += delta * nb / n
+			m2[u] += ss + delta*delta*na*nb/n
+			count[u] = n
+		}
+	}
+	s := Stats{Fields: slices.Clone(p.union)}
+	for u := range nf {
+		std := math.Sqrt(m2[u] / count[u])
+		if std < minStd {
+			std = 1
+		}
+		s.Mean = append(s.Mean, mean[u])
+		s.Std = append(s.Std, std)
+		s.Count = append(s.Count, int64(count[u]))
+	}
+	return s, nil
+}
+
+// index returns the position of each channel's field in s.Fields.
+func (s *Stats) index(channels []string) []int {
+	idx := make([]int, len(channels))
+	for c, f := range channels {
+		idx[c] = slices.Index(s.Fields, f)
+		if idx[c] < 0 {
+			panic(fmt.Sprintf("data: Stats of %v used for field %q", s.Fields, f))
+		}
+	}
+	return idx
+}
+
+// Normalize maps x, laid out [batch, len(channels), points] with channel c
+// holding field channels[c], to (x - mean) / std in place.
+func (s *Stats) Normalize(x []float32, channels []string, points int) {
+	idx := s.index(channels)
+	block := len(channels) * points
+	for b := 0; b < len(x); b += block {
+		for c, f := range idx {
+			m, inv := s.Mean[f], 1/s.Std[f]
+			seg := x[b+c*points : b+(c+1)*points]
+			for j, v := range seg {
+				seg[j] = float32((float64(v) - m) * inv)
+			}
+		}
+	}
+}
+
+// Denormalize inverts Normalize in place: x*std + mean.
+func (s *Stats) Denormalize(x []float32, channels []string, points int) {
+	idx := s.index(channels)
+	block := len(channels) * points
+	for b := 0; b < len(x); b += block {
+		for c, f := range idx {
+			m, sd := s.Mean[f], s.Std[f]
+			seg := x[b+c*points : b+(c+1)*points]
+			for j, v := range seg {
+				seg[j] = float32(float64(v)*sd + m)
+			}
+		}
+	}
+}
+
+// StatsPath is where statistics are stored next to a data file: the
+// sidecar "<file>.stats.json".
+func StatsPath(dataPath string) string { return dataPath + ".stats.json" }
+
+// statsFormat versions the sidecar.
+const statsFormat = "uhno-stats/1"
+
+// sidecar is the JSON file: several entries, one per (file version, split,
+// sampling, stride), so different seeds or horizons do not overwrite each
+// other.
+type sidecar struct {
+	Format  string       `json:"format"`
+	Entries []statsEntry `json:"entries"`
+}
+
+// statsEntry is one set of statistics with what it was computed from.
+type statsEntry struct {
+	Key      string   `json:"key"`
+	File     string   `json:"file"`
+	Size     int64    `json:"size"`
+	ModTime  string   `json:"mod_time"`
+	Train    int      `json:"train_trajectories"`
+	TrainSHA string   `json:"train_sha256"`
+	Inputs   []string `json:"inputs"`
+	Outputs  []string `json:"outputs"`
+	History  int      `json:"history"`
+	Pairs    int      `json:"pairs_per_trajectory"`
+	Stride   int      `json:"stride"`
+	Stats
+}
+
+// maxEntries bounds the sidecar; the oldest entries go first.
+const maxEntries = 32
+
+// entryFor describes the statistics of plan p over train for the current
+// version of the data file (its size and modification time: a regenerated
+// file gets new statistics).
+func entryFor(p *Plan, train []int) (statsEntry, error) {
+	st, err := os.Stat(p.d.path)
+	if err != nil {
+		return statsEntry{}, fmt.Errorf("data: %w", err)
+	}
+	tb, _ := json.Marshal(train)
+	th := sha256.Sum256(tb)
+	e := statsEntry{
+		File: st.Name(), Size: st.Size(), ModTime: st.ModTime().UTC().Format(time.RFC3339Nano),
+		Train: len(train), TrainSHA: hex.EncodeToString(th[:]),
+		Inputs: p.inputs, Outputs: p.outputs, History: p.history, Pairs: p.pairs, Stride: p.d.stride,
+	}
+	kb, _ := json.Marshal(e)
+	kh := sha256.Sum256(kb)
+	e.Key = hex.EncodeToString(kh[:])
+	return e, nil
+}
+
+// LoadOrComputeStats returns the training statistics of plan p over the
+// training trajectories, from the sidecar file when it holds an entry for
+// exactly this file version, split and sampling (cached true), otherwise
+// computed with ComputeStats and added to the sidecar (written to a
+// temporary name and renamed). An empty sidecar path computes without
+// storing. A sidecar that cannot be written is an error: pass another path
+// (for example in the cache directory) when the data directory is
+// read-only.
+func LoadOrComputeStats(p *Plan, train []int, sidecarPath string) (s Stats, cached bool, err error) {
+	if sidecarPath == "" {
+		s, err = ComputeStats(p, train)
+		return s, false, err
+	}
+	want, err := entryFor(p, train)
+	if err != nil {
+		return Stats{}, false, err
+	}
+	var sc sidecar
+	raw, err := os.ReadFile(sidecarPath)
+	switch {
+	case err == nil:
+		if json.Unmarshal(raw, &sc) != nil || sc.Format != statsFormat {
+			sc = sidecar{} // unreadable or another version: rebuilt below
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return Stats{}, false, fmt.Errorf("data: reading statistics %s: %v", sidecarPath, err)
+	}
+	for _, e := range sc.Entries {
+		if e.Key == want.Key && len(e.Mean) == len(e.Fields) && len(e.Std) == len(e.Fields) && slices.Equal(e.Fields, p.union) {
+			return e.Stats, true, nil
+		}
+	}
+	if s, err = ComputeStats(p, train); err != nil {
+		return Stats{}, false, err
+	}
+	want.Stats = s
+	sc.Format = statsFormat
+	sc.Entries = slices.DeleteFunc(sc.Entries, func(e statsEntry) bool { return e.Key == want.Key })
+	sc.Entries = append(sc.Entries, want)
+	if len(sc.Entries) > maxEntries {
+		sc.Entries = sc.Entries[len(sc.Entries)-maxEntries:]
+	}
+	out, err := json.MarshalIndent(sc, "", "  ")
+	if err != nil {
+		return Stats{}, false, fmt.Errorf("data: encoding statistics: %v", err)
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", sidecarPath, os.Getpid())
+	if err := os.WriteFile(tmp, append(out, '\n'), 0o644); err != nil {
+		return Stats{}, false, fmt.Errorf("data: writing statistics %s: %v", sidecarPath, err)
+	}
+	if err := os.Rename(tmp, sidecarPath); err != nil {
+		os.Remove(tmp)
+		return Stats{}, false, fmt.Errorf("data: writing statistics: %v", err)
+	}
+	return s, false, nil
+}

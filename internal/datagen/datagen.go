@@ -1,0 +1,157 @@
+// Package datagen turns a task's configuration into a dataset file: it
+// builds the task's solver (internal/data/pde), runs it over the
+// trajectories in parallel, and streams them into an HDF5 file in the
+// PDEBench layout (internal/data/h5), atomically and resumably. It is what
+// `uhno datagen` and the first run of `uhno train` call.
+//
+// Files live in a cache directory (DefaultDir, overridden by Options.Dir)
+// under a name that carries the task, the seed, the trajectory count and a
+// fingerprint of every solver setting, so a run with the same settings
+// finds and reuses the file and a run with other settings never mistakes it
+// for its own.
+package datagen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"uhno/internal/config"
+	"uhno/internal/data/h5"
+	"uhno/internal/data/pde"
+)
+
+// Options says what to generate and where.
+type Options struct {
+	// Config is the validated task configuration (pde.* and data.*).
+	Config config.Config
+	// Dir is the output directory; empty means DefaultDir().
+	Dir string
+	// Train and Test override the trajectory counts of data.* when > 0.
+	Train, Test int
+	// Workers is the number of trajectories solved at once (0: all cores).
+	Workers int
+	// Progress receives a progress bar (nil: none).
+	Progress io.Writer
+}
+
+// Result describes the file a run produced or found.
+type Result struct {
+	Path         string
+	Trajectories int
+	// Generated is the number of trajectories solved by this run (0 when
+	// the file was already complete; fewer than Trajectories when an
+	// interrupted run was resumed).
+	Generated int
+	Elapsed   time.Duration
+}
+
+// DefaultDir is where datasets are cached when no directory is given:
+// $UHNO_DATA if set, otherwise <user cache dir>/uhno/data (for example
+// ~/.cache/uhno/data on Linux).
+func DefaultDir() (string, error) {
+	if d := os.Getenv("UHNO_DATA"); d != "" {
+		return d, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("datagen: no cache directory (set UHNO_DATA or pass --out): %w", err)
+	}
+	return filepath.Join(c, "uhno", "data"), nil
+}
+
+// Plan returns the generator, the file spec and the path for a run,
+// without solving anything.
+func Plan(opt Options) (pde.Generator, h5.Spec, string, int, error) {
+	cfg := opt.Config
+	gen, err := Generator(cfg)
+	if err != nil {
+		return nil, h5.Spec{}, "", 0, err
+	}
+	train, test := cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories
+	if opt.Train > 0 {
+		train = opt.Train
+	}
+	if opt.Test > 0 {
+		test = opt.Test
+	}
+	n := train + test
+	seed := uint64(cfg.Seed)
+	spec := h5.SpecOf(gen, seed)
+	dir := opt.Dir
+	if dir == "" {
+		if dir, err = DefaultDir(); err != nil {
+			return nil, h5.Spec{}, "", 0, err
+		}
+	}
+	name := fmt.Sprintf("%s_seed%d_n%d_%s.h5", cfg.Task, seed, n, spec.Fingerprint(n)[:10])
+	return gen, spec, filepath.Join(dir, name), n, nil
+}
+
+// Run generates (or finds) the dataset of opt.Config and returns its path.
+// Cancelling ctx stops the work; the partial temporary file is kept for the
+// next run to resume, and nothing is ever left at the final path unless it
+// is complete.
+func Run(ctx context.Context, opt Options) (Result, error) {
+	start := time.Now()
+	gen, spec, path, n, err := Plan(opt)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Path: path, Trajectories: n}
+	if ok, _ := h5.Existing(path, spec, n); ok {
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return res, fmt.Errorf("datagen: %w", err)
+	}
+	w, err := h5.Create(path, spec, n)
+	if err != nil {
+		return res, fmt.Errorf("datagen: %w", err)
+	}
+	defer w.Close()
+	todo := w.Remaining()
+	var bar *progressbar.ProgressBar
+	if opt.Progress != nil {
+		bar = progressbar.NewOptions(n,
+			progressbar.OptionSetWriter(opt.Progress),
+			progressbar.OptionSetDescription(fmt.Sprintf("datagen %s", opt.Config.Task)),
+			progressbar.OptionSetItsString("traj"),
+			progressbar.OptionShowIts(),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(opt.Progress) }),
+		)
+		_ = bar.Set(n - len(todo))
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	err = generateAll(ctx, gen, uint64(opt.Config.Seed), todo, workers, w, func(int) {
+		res.Generated++
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return res, fmt.Errorf("datagen: interrupted after %d of %d trajectories; run again to resume", n-len(todo)+res.Generated, n)
+		}
+		return res, fmt.Errorf("datagen %s: %w", opt.Config.Task, err)
+	}
+	if err := w.Commit(); err != nil {
+		return res, fmt.Errorf("datagen: %w", err)
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}

@@ -1,0 +1,163 @@
+package datagen
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"uhno/configs"
+	"uhno/internal/config"
+	"uhno/internal/data"
+	"uhno/internal/data/h5/h5test"
+)
+
+// builtin returns a task's embedded configuration, validated, with the
+// given keys overridden (as --set would).
+func builtin(t *testing.T, task string, sets map[string]any) config.Config {
+	t.Helper()
+	raw, err := configs.Read(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	var c config.Config
+	if err := config.Apply(&c, m, task+".yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if err := config.Apply(&c, sets, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestGeneratorForEveryTask: every built-in configuration maps onto its
+// solver with the configured shapes (cfd3d has none and says where its
+// data comes from).
+func TestGeneratorForEveryTask(t *testing.T) {
+	for _, task := range config.TaskNames() {
+		t.Run(task, func(t *testing.T) {
+			c := builtin(t, task, nil)
+			gen, err := Generator(c)
+			if task == "cfd3d" {
+				if err == nil || !strings.Contains(err.Error(), "--pdebench") {
+					t.Fatalf("cfd3d: err %v, want a pointer to --pdebench", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			shapes := gen.Shapes()
+			last := shapes[len(shapes)-1]
+			if got := last[len(last)-len(c.PDE.Grid):]; !equal(got, c.PDE.Grid) {
+				t.Fatalf("grid %v, config says %v", got, c.PDE.Grid)
+			}
+			if task != "darcy" && last[0] != c.Data.Snapshots {
+				t.Fatalf("%d frames, config says %d", last[0], c.Data.Snapshots)
+			}
+		})
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRunWritesReadableFileAndSkips generates a small KS set, reads it
+// back through the training reader, and checks that a second run reuses it
+// and that another seed makes another file.
+func TestRunWritesReadableFileAndSkips(t *testing.T) {
+	dir := t.TempDir()
+	c := builtin(t, "ks", map[string]any{"pde.t_burn": 1.0, "pde.t_end": 5.0})
+	opt := Options{Config: c, Dir: dir, Train: 3, Test: 1, Workers: 2}
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Generated != 4 || res.Trajectories != 4 {
+		t.Fatalf("result %+v", res)
+	}
+	ds, err := data.Open(res.Path, data.Options{Frames: c.Data.Snapshots, Grid: c.PDE.Grid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Len() != 4 {
+		t.Fatalf("file holds %d trajectories", ds.Len())
+	}
+	ds.Close()
+	again, err := Run(context.Background(), opt)
+	if err != nil || again.Generated != 0 || again.Path != res.Path {
+		t.Fatalf("second run %+v, %v: want the same file, nothing generated", again, err)
+	}
+	opt.Config.Seed = 5
+	other, err := Run(context.Background(), opt)
+	if err != nil || other.Path == res.Path || other.Generated != 4 {
+		t.Fatalf("other seed %+v, %v: want a new file", other, err)
+	}
+}
+
+// TestRunInterruptedLeavesNoFile: a cancelled run returns a resumable
+// error and leaves nothing at the final path; the next run completes it.
+func TestRunInterruptedLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	c := builtin(t, "ks", map[string]any{"pde.t_burn": 1.0, "pde.t_end": 5.0})
+	opt := Options{Config: c, Dir: dir, Train: 3, Test: 1, Workers: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, opt)
+	if err == nil || !strings.Contains(err.Error(), "run again to resume") {
+		t.Fatalf("err %v, want an interruption message", err)
+	}
+	if _, statErr := os.Stat(res.Path); !errors.Is(statErr, os.ErrNotExist) {
+		t.Fatalf("final file exists after an interrupted run: %v", statErr)
+	}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(res.Path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIndexPDEBench records a PDEBench-layout Darcy file and refuses one
+// that is too small or of the wrong task.
+func TestIndexPDEBench(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "2D_DarcyFlow_beta1.0_Train.hdf5")
+	if err := h5test.Darcy(file, 6, 128, 128, 1.0); err != nil {
+		t.Fatal(err)
+	}
+	c := builtin(t, "darcy", nil)
+	idx, path, err := IndexPDEBench(Options{Config: c, Dir: dir, Train: 4, Test: 2}, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idx.Stride != 2 || idx.Trajectories != 6 || filepath.Base(path) != "darcy.pdebench.json" {
+		t.Fatalf("index %+v at %s", idx, path)
+	}
+	if _, _, err := IndexPDEBench(Options{Config: c, Dir: dir}, file); err == nil || !strings.Contains(err.Error(), "holds 6 trajectories, the task needs 1000") {
+		t.Fatalf("err %v, want a trajectory-count error", err)
+	}
+	if _, _, err := IndexPDEBench(Options{Config: builtin(t, "burgers", nil), Dir: dir}, file); err == nil || !strings.Contains(err.Error(), "darcy and cfd3d") {
+		t.Fatalf("err %v, want a task error", err)
+	}
+}
