@@ -76,8 +76,8 @@ Tasks (the paper's benchmarks; each has a built-in configuration):
 	b.WriteString(`
 Commands in this version: "config" prints a task's merged configuration,
 "datagen" generates a task's dataset (or indexes a PDEBench file), "doctor"
-reports the build and the machine. Training and evaluation commands are not
-in this version yet.
+reports the build and the machine. Training and evaluation commands are
+not in this version yet.
 
 Builds: bin/uhno (make build) is the CPU build: plain Go, runs on any
 machine. A CUDA build (bin/uhno-cuda, go build -tags cuda) is planned for

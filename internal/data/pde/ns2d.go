@@ -283,8 +283,9 @@ func (g *NS2D) solve(w0 []float64, frames [][]float64) error {
 	return nil
 }
 
-// courant returns dt (max|u|/dx + max|v|/dy) for the current state.
-func (s *nsWork) courant(dt float64) float64 {
+// velocity writes the grid velocity u = psi_y, v = -psi_x of the masked
+// vorticity spectrum w (psi = w/|k|^2) into s.u and s.v.
+func (s *nsWork) velocity(w []complex128) {
 	g := s.g
 	my, cols := g.waves.my, g.cols
 	for i := range g.p.Grid[0] {
@@ -292,20 +293,25 @@ func (s *nsWork) courant(dt float64) float64 {
 		for j := range cols {
 			idx := i*my + j
 			ky := g.waves.dy[j]
-			psi := s.w[idx] * complex(g.invLap[idx], 0)
+			psi := w[idx] * complex(g.invLap[idx], 0)
 			s.uh[idx] = complex(-ky*imag(psi), ky*real(psi))
 			s.vh[idx] = complex(kx*imag(psi), -kx*real(psi))
 		}
 	}
 	s.plan.inverseCols(s.u, s.uh, cols)
 	s.plan.inverseCols(s.v, s.vh, cols)
+}
+
+// courant returns dt (max|u|/dx + max|v|/dy) for the current state.
+func (s *nsWork) courant(dt float64) float64 {
+	s.velocity(s.w)
 	var mu, mv float64
 	for i := range s.u {
 		mu = math.Max(mu, math.Abs(s.u[i]))
 		mv = math.Max(mv, math.Abs(s.v[i]))
 	}
-	dx := g.p.Domain[0] / float64(g.p.Grid[0])
-	dy := g.p.Domain[1] / float64(g.p.Grid[1])
+	dx := s.g.p.Domain[0] / float64(s.g.p.Grid[0])
+	dy := s.g.p.Domain[1] / float64(s.g.p.Grid[1])
 	return dt * (mu/dx + mv/dy)
 }
 
@@ -326,23 +332,18 @@ func (s *nsWork) step() {
 func (s *nsWork) rhs(dst, w []complex128) {
 	g := s.g
 	my, cols := g.waves.my, g.cols
+	s.velocity(w)
 	for i := range g.p.Grid[0] {
 		kx := g.waves.dx[i]
 		for j := range cols {
 			idx := i*my + j
 			ky := g.waves.dy[j]
 			wk := w[idx]
-			psi := wk * complex(g.invLap[idx], 0)
-			// u = psi_y, v = -psi_x, and the gradient of w.
-			s.uh[idx] = complex(-ky*imag(psi), ky*real(psi))
-			s.vh[idx] = complex(kx*imag(psi), -kx*real(psi))
 			s.wxh[idx] = complex(-kx*imag(wk), kx*real(wk))
 			s.wyh[idx] = complex(-ky*imag(wk), ky*real(wk))
 		}
 	}
 	p := s.plan
-	p.inverseCols(s.u, s.uh, cols)
-	p.inverseCols(s.v, s.vh, cols)
 	p.inverseCols(s.wx, s.wxh, cols)
 	p.inverseCols(s.wy, s.wyh, cols)
 	for i := range s.u {
