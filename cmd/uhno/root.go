@@ -52,7 +52,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})
-	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil))
+	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil))
 	return root
 }
 
@@ -75,8 +75,9 @@ Tasks (the paper's benchmarks; each has a built-in configuration):
 	}
 	b.WriteString(`
 Commands in this version: "config" prints a task's merged configuration,
-"datagen" generates a task's dataset (or indexes a PDEBench file), "doctor"
-reports the build and the machine. Training and evaluation commands are
+"datagen" generates a task's dataset (or indexes a PDEBench file), "train"
+trains U-HNO or the FNO baseline on a task (generating its data on first
+use), "doctor" reports the build and the machine. Evaluation commands are
 not in this version yet.
 
 Builds: bin/uhno (make build) is the CPU build: plain Go, runs on any

@@ -40,7 +40,7 @@ func TestRun(t *testing.T) {
 			wantOut: []string{"uhno        dev", "go          go1.", "os/arch", "cpu cores", "backends    cpu", "GPU         not available in this build", "GPU device"}},
 
 		{name: "unknown command", args: []string{"trian"}, wantCode: 1,
-			wantStderr: "uhno: unknown command \"trian\" for \"uhno\"\n"},
+			wantStderr: "uhno: unknown command \"trian\" for \"uhno\" Did you mean this? train\n"},
 		{name: "unknown flag", args: []string{"config", "--tsak", "ks"}, wantCode: 1,
 			wantStderr: "uhno: unknown flag: --tsak (see 'uhno config --help')\n"},
 		{name: "stray argument", args: []string{"config", "ks"}, wantCode: 1,

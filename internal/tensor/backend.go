@@ -138,6 +138,15 @@ type Backend interface {
 	// and first-order one-sided differences at the two boundary points.
 	Diff(y, x *Tensor, axis int, h float32, periodic bool)
 	DiffBackward(dx, dy *Tensor, axis int, h float32, periodic bool)
+
+	// AdamW is one step of torch.optim.AdamW (decoupled weight decay,
+	// Loshchilov & Hutter) on the first n elements of the flat parameter,
+	// gradient and moment buffers p, g, m, v, in place:
+	// p -= lr wd p; m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
+	// p -= lr mhat / (sqrt(vhat) + eps) with mhat = m / (1-b1^t), vhat =
+	// v / (1-b2^t), t = h.Step >= 1. Elements are independent, so the result
+	// does not depend on how a backend splits the work.
+	AdamW(p, g, m, v Storage, n int, h AdamWHyper)
 }
 
 // GaussOpts configures GaussianConv.
@@ -188,4 +197,12 @@ func ModeCap(k0, n int) int {
 		return n / 2
 	}
 	return k0
+}
+
+// AdamWHyper holds the hyper-parameters of one AdamW step (Backend.AdamW).
+// LR is the learning rate of this step (after the schedule); Step is the
+// 1-based step count t of the bias corrections 1-Beta1^t and 1-Beta2^t.
+type AdamWHyper struct {
+	LR, Beta1, Beta2, Eps, WeightDecay float64
+	Step                               int
 }

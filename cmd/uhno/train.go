@@ -1,0 +1,411 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"uhno/internal/config"
+	"uhno/internal/cpu"
+	"uhno/internal/data"
+	"uhno/internal/datagen"
+	"uhno/internal/model"
+	"uhno/internal/train"
+)
+
+// trainOptions are the inputs of `uhno train`.
+type trainOptions struct {
+	Out, Err io.Writer
+	Load     loadRequest
+
+	Model  string // uhno or fno
+	Mode   string // full, A..I
+	Steps  int
+	Warmup int
+	// WarmupSet records that --warmup was given (0 is a valid value).
+	WarmupSet bool
+	Batch     int
+	Params    string // parameter budget, "0.62M"
+	Width     int    // FNO width override
+	Dir       string // run directory
+	Resume    string
+	DataDir   string
+	Threads   int
+	Quiet     bool
+	// StopAfter ends the run after this step with a checkpoint, as Ctrl-C
+	// would (0: run to the end).
+	StopAfter int
+
+	LogEvery, ValEvery, CkptEvery, Keep, ValPairs int
+
+	// changed records which flags were given (resume refuses most).
+	changed func(name string) bool
+}
+
+// newTrainCmd returns the `uhno train` command; runF replaces trainRun in
+// tests.
+func newTrainCmd(out, errOut io.Writer, runF func(context.Context, *trainOptions) error) *cobra.Command {
+	opts := &trainOptions{Out: out, Err: errOut}
+	cmd := &cobra.Command{
+		Use:   "train --task NAME [--model uhno|fno] [--mode A..I] [--steps N] [--batch B] [--out DIR] [--resume DIR] [--params 0.62M]",
+		Short: "Train U-HNO (or the FNO baseline) on a task",
+		Long: `Train U-HNO or the FNO baseline on a task with the paper's recipe (Sec. 4.1):
+AdamW (lr 1e-3, weight decay 1e-4), linear warm-up then cosine annealing,
+the loss MSE + lambda_H1 H1 + lambda_CBC CBC of Eq. loss, single-step
+targets. The task's data are generated on first use (as "uhno datagen"
+would) into the data cache ($UHNO_DATA, else <user cache dir>/uhno/data).
+
+The run directory (--out, default runs/<task>-<model>) receives log.jsonl
+(loss terms, learning rate, per-stage SPAR keep-ratio and contrast, every
+--log-every steps; a held-out validation loss every --val-every steps) and
+checkpoints step-NNNNNNNN/ (weights.safetensors, optimizer.safetensors,
+state.json, manifest.json), written atomically every --ckpt-every steps and
+at the end. Ctrl-C saves a checkpoint and exits; --resume DIR continues
+the run exactly as if it had not stopped, with the settings stored in its
+checkpoint.
+
+--params scales U-HNO's width C0 to a parameter budget (the paper's tables
+state about 0.62M, while its text's architecture has several million; see
+docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
+10% unless --width is given (the paper's FNO-wider uses 56).`,
+		Example: `  uhno train --task burgers
+  uhno train --task burgers --params 0.62M --model fno
+  uhno train --task ks --mode C --steps 2000 --warmup 100 --out runs/ks-C
+  uhno train --resume runs/burgers-uhno`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.changed = cmd.Flags().Changed
+			opts.WarmupSet = cmd.Flags().Changed("warmup")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return trainRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Load.Task, "task", "", "task: "+strings.Join(config.TaskNames(), ", "))
+	f.StringVar(&opts.Load.File, "config", "", "YAML or JSON file with keys to override")
+	f.StringArrayVar(&opts.Load.Sets, "set", nil, "override one key, key=value (repeatable)")
+	f.StringVar(&opts.Model, "model", "uhno", "architecture: uhno or fno")
+	f.StringVar(&opts.Mode, "mode", "", "ablation mode A..I of Tab. ablation-setup, or full (default: model.ablation)")
+	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps (default: optim.steps)")
+	f.IntVar(&opts.Warmup, "warmup", 0, "warm-up steps (default: optim.warmup)")
+	f.IntVar(&opts.Batch, "batch", 0, "batch size (default: optim.batch)")
+	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M")
+	f.IntVar(&opts.Width, "width", 0, "FNO width (default: matched to U-HNO's parameter count)")
+	f.StringVar(&opts.Dir, "out", "", "run directory (default: runs/<task>-<model>)")
+	f.StringVar(&opts.Resume, "resume", "", "continue the run in this directory (or from this checkpoint)")
+	f.StringVar(&opts.DataDir, "data", "", "data directory (default: $UHNO_DATA or the user cache)")
+	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
+	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")
+	f.IntVar(&opts.LogEvery, "log-every", 10, "steps between log records")
+	f.IntVar(&opts.ValEvery, "val-every", 500, "steps between validation losses (0: only at the end)")
+	f.IntVar(&opts.CkptEvery, "ckpt-every", 1000, "steps between checkpoints (0: only at the end)")
+	f.IntVar(&opts.Keep, "keep", 2, "checkpoints kept in the run directory")
+	f.IntVar(&opts.ValPairs, "val-pairs", 256, "held-out pairs in the validation set")
+	f.IntVar(&opts.StopAfter, "stop-after", 0, "stop after this step with a checkpoint, as Ctrl-C would (0: run to the end)")
+	return cmd
+}
+
+// buildRecord is stored in every checkpoint (train.Config.Build): what is
+// needed to rebuild the same model and data pipeline on resume.
+type buildRecord struct {
+	Model    string         `json:"model"` // uhno or fno
+	UHNO     *model.Spec    `json:"uhno,omitempty"`
+	FNO      *model.FNOSpec `json:"fno,omitempty"`
+	Data     string         `json:"data"`   // the data file
+	Stride   int            `json:"stride"` // spatial subsampling on read
+	ValPairs int            `json:"val_pairs"`
+}
+
+// trainRun resolves the configuration (from the flags, or from the
+// checkpoint on --resume), prepares the data and the model, and trains.
+func trainRun(ctx context.Context, opts *trainOptions) error {
+	if err := checkTrainFlags(opts); err != nil {
+		return err
+	}
+	var (
+		cfg    config.Config
+		rec    buildRecord
+		runDir = opts.Dir
+	)
+	if opts.Resume != "" {
+		st, ckDir, err := train.ReadState(opts.Resume)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(st.Build, &rec); err != nil || rec.Model == "" {
+			return fmt.Errorf("train: checkpoint %s has no usable build record; it was not written by uhno train", ckDir)
+		}
+		if opts.Load.Task != "" && opts.Load.Task != st.Task {
+			return fmt.Errorf("train: --resume %s is a run of task %s, not %s", opts.Resume, st.Task, opts.Load.Task)
+		}
+		cfg = st.Config
+		if runDir == "" {
+			runDir = filepath.Dir(ckDir)
+		}
+	} else {
+		var err error
+		if cfg, err = loadConfig(trainLoad(opts)); err != nil {
+			return err
+		}
+		rec.Model, rec.ValPairs = opts.Model, opts.ValPairs
+	}
+
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	backend := cpu.New(threads)
+
+	path, stride, dataDir, err := trainData(ctx, cfg, opts, rec)
+	if err != nil {
+		return err
+	}
+	rec.Data, rec.Stride = path, stride
+	ds, err := data.Open(path, data.Options{Stride: stride, Frames: cfg.Data.Snapshots})
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	if !slices.Equal(ds.Grid(), cfg.PDE.Grid) {
+		return fmt.Errorf("train: %s has grid %v after stride %d, the configuration's pde.grid is %v", path, ds.Grid(), stride, cfg.PDE.Grid)
+	}
+	split, err := data.NewSplit(ds.Len(), cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories, data.SplitSeeded, uint64(cfg.Seed))
+	if err != nil {
+		return err
+	}
+	plan, err := ds.Plan(data.Sampling{Inputs: cfg.Data.Inputs, Outputs: cfg.Data.Outputs,
+		History: cfg.Data.History, Pairs: cfg.Data.PairsPerTrajectory})
+	if err != nil {
+		return err
+	}
+	sidecar := data.StatsPath(path)
+	if filepath.Dir(path) != dataDir { // a PDEBench file elsewhere: keep its statistics in the cache
+		sidecar = filepath.Join(dataDir, filepath.Base(path)+".stats.json")
+	}
+	stats, _, err := data.LoadOrComputeStats(plan, split.Train, sidecar)
+	if err != nil {
+		return err
+	}
+	batcher, err := data.NewBatcher(plan, split.Train, data.BatchOptions{Batch: cfg.Optim.Batch, Seed: uint64(cfg.Seed), Stats: &stats})
+	if err != nil {
+		return err
+	}
+	val, err := train.NewValSet(plan, split.Test, &stats, rec.ValPairs, cfg.Optim.Batch, uint64(cfg.Seed))
+	if err != nil {
+		return err
+	}
+
+	in, out := plan.InputShape(1)[1], plan.TargetShape(1)[1]
+	m, desc, err := buildModel(cfg, in, out, opts, &rec, backend)
+	if err != nil {
+		return err
+	}
+	if err := m.CheckGrid(ds.Grid()); err != nil {
+		return err
+	}
+	if runDir == "" {
+		runDir = filepath.Join("runs", cfg.Task+"-"+m.Name())
+	}
+	fmt.Fprintf(opts.Out, "%s on %s: %s\n", cfg.Task, backend.Name(), desc)
+	valPairs := 0
+	for _, vb := range val.Batches {
+		valPairs += vb.InShape[0]
+	}
+	fmt.Fprintf(opts.Out, "data %s: %d training pairs, %d validation pairs; run directory %s\n",
+		path, batcher.PairsPerEpoch(), valPairs, runDir)
+
+	lossCfg := train.LossConfigFor(cfg)
+	tcfg := train.Config{
+		Model: train.Adapt(m), Backend: backend, Train: train.FromBatcher(batcher), Val: val,
+		Loss:     lossCfg,
+		Schedule: train.Schedule{Peak: cfg.Optim.LR, Warmup: cfg.Optim.Warmup, Steps: cfg.Optim.Steps},
+		Optim:    train.AdamW{Beta1: cfg.Optim.Betas[0], Beta2: cfg.Optim.Betas[1], Eps: cfg.Optim.AdamEps, WeightDecay: cfg.Optim.WeightDecay},
+		LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: opts.Keep,
+		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet,
+		DataSeed: uint64(cfg.Seed), Run: cfg, Version: version, Build: rec,
+	}
+	res, err := train.Run(ctx, tcfg, opts.Err)
+	if err != nil {
+		return err
+	}
+	if res.Step == res.ResumedFrom && !res.Interrupted {
+		fmt.Fprintf(opts.Out, "the run was already complete at step %d; checkpoint %s\n", res.Step, res.Checkpoint)
+		return nil
+	}
+	summary := fmt.Sprintf("step %d/%d: loss %.4g (mse %.4g, h1 %.4g", res.Step, res.Steps, res.Loss.Total, res.Loss.MSE, res.Loss.H1)
+	if res.Loss.CBC != 0 {
+		summary += fmt.Sprintf(", cbc %.4g", res.Loss.CBC)
+	}
+	summary += ")"
+	if res.Val != nil {
+		summary += fmt.Sprintf("; validation loss %.4g (mse %.4g), best %.4g at step %d", res.Val.Total, res.Val.MSE, res.BestVal, res.BestValStep)
+	}
+	fmt.Fprintf(opts.Out, "%s; %.2f steps/s over %s\n", summary, res.StepsPerSec, res.Elapsed.Round(1e7))
+	if res.Interrupted {
+		fmt.Fprintf(opts.Out, "stopped at step %d; checkpoint %s; continue with: uhno train --resume %s\n", res.Step, res.Checkpoint, runDir)
+		return nil
+	}
+	fmt.Fprintf(opts.Out, "checkpoint %s\n", res.Checkpoint)
+	return nil
+}
+
+// checkTrainFlags rejects flag combinations that cannot work.
+func checkTrainFlags(opts *trainOptions) error {
+	if opts.Model != "uhno" && opts.Model != "fno" {
+		return fmt.Errorf("train: --model %q: want uhno or fno", opts.Model)
+	}
+	if opts.Steps < 0 || opts.Batch < 0 || opts.Width < 0 || opts.Warmup < 0 || opts.StopAfter < 0 {
+		return fmt.Errorf("train: --steps, --warmup, --batch, --width and --stop-after must not be negative")
+	}
+	if opts.LogEvery < 0 || opts.ValEvery < 0 || opts.CkptEvery < 0 || opts.Keep < 1 || opts.ValPairs < 1 {
+		return fmt.Errorf("train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1")
+	}
+	if opts.Width > 0 && opts.Model != "fno" {
+		return fmt.Errorf("train: --width sets the FNO's width; use --params to size U-HNO")
+	}
+	if opts.Resume != "" {
+		// The checkpoint holds the settings; changing them would not
+		// continue the same run.
+		for _, name := range []string{"config", "set", "model", "mode", "steps", "warmup", "batch", "params", "width", "val-pairs"} {
+			if opts.changed != nil && opts.changed(name) {
+				return fmt.Errorf("train: --%s cannot be combined with --resume: a resumed run keeps the settings of its checkpoint", name)
+			}
+		}
+		return nil
+	}
+	if opts.Load.Task == "" && opts.Load.File == "" && os.Getenv(envPrefix+"_TASK") == "" {
+		return fmt.Errorf("train: no task given; pass --task NAME (one of %s) or --resume DIR", strings.Join(config.TaskNames(), ", "))
+	}
+	return nil
+}
+
+// trainLoad turns --mode, --steps, --warmup and --batch into --set flags
+// applied after the user's, so the configuration validates them.
+func trainLoad(opts *trainOptions) loadRequest {
+	load := opts.Load
+	load.Sets = append([]string(nil), load.Sets...)
+	if opts.Mode != "" {
+		mode := opts.Mode
+		if strings.EqualFold(mode, "full") {
+			mode = "full"
+		} else {
+			mode = strings.ToUpper(mode)
+		}
+		load.Sets = append(load.Sets, "model.ablation="+mode)
+	}
+	if opts.Steps > 0 {
+		load.Sets = append(load.Sets, fmt.Sprintf("optim.steps=%d", opts.Steps))
+	}
+	if opts.WarmupSet {
+		load.Sets = append(load.Sets, fmt.Sprintf("optim.warmup=%d", opts.Warmup))
+	}
+	if opts.Batch > 0 {
+		load.Sets = append(load.Sets, fmt.Sprintf("optim.batch=%d", opts.Batch))
+	}
+	return load
+}
+
+// trainData returns the data file of the task and its read stride, and
+// the data directory: a resumed run's recorded file; else a PDEBench file
+// indexed by `uhno datagen --pdebench` (<data dir>/<task>.pdebench.json);
+// else the generated file, generating it on first use.
+func trainData(ctx context.Context, cfg config.Config, opts *trainOptions, rec buildRecord) (path string, stride int, dir string, err error) {
+	dir = opts.DataDir
+	if dir == "" {
+		if dir, err = datagen.DefaultDir(); err != nil {
+			return "", 0, "", err
+		}
+	}
+	if rec.Data != "" {
+		return rec.Data, rec.Stride, dir, nil
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, cfg.Task+".pdebench.json"))
+	switch {
+	case err == nil:
+		var idx datagen.PDEBenchIndex
+		if err := json.Unmarshal(raw, &idx); err != nil || idx.Path == "" {
+			return "", 0, "", fmt.Errorf("train: %s is corrupt; index the file again with uhno datagen --task %s --pdebench FILE",
+				filepath.Join(dir, cfg.Task+".pdebench.json"), cfg.Task)
+		}
+		return idx.Path, idx.Stride, dir, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", 0, "", fmt.Errorf("train: %w", err)
+	}
+	dopt := datagen.Options{Config: cfg, Dir: dir}
+	if !opts.Quiet {
+		dopt.Progress = opts.Err
+	}
+	res, err := datagen.Run(ctx, dopt)
+	if err != nil {
+		return "", 0, "", err
+	}
+	if res.Generated > 0 {
+		fmt.Fprintf(opts.Out, "generated %s: %d trajectories in %s\n", res.Path, res.Generated, res.Elapsed.Round(1e7))
+	}
+	return res.Path, 1, dir, nil
+}
+
+// buildModel builds the model a fresh run asks for (recording its spec in
+// rec) or the one rec describes on resume, and describes it in one line
+// with its parameter count.
+func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRecord, b *cpu.Backend) (model.Model, string, error) {
+	seed := uint64(cfg.Seed)
+	if rec.UHNO == nil && rec.FNO == nil { // a fresh run: derive the specs
+		spec, err := model.SpecFromConfig(cfg, in, out)
+		if err != nil {
+			return nil, "", err
+		}
+		if opts.Params != "" {
+			target, err := model.ParseCount(opts.Params)
+			if err != nil {
+				return nil, "", err
+			}
+			if spec, err = model.UHNOForBudget(spec, target); err != nil {
+				return nil, "", err
+			}
+		}
+		if rec.Model == "fno" {
+			switch spec.Mode {
+			case model.ModeFull, model.ModeNoCBC, model.ModeNoH1, model.ModeMSE:
+			default:
+				return nil, "", fmt.Errorf("train: mode %s changes U-HNO's architecture; FNO takes only the loss modes C, D and E", spec.Mode)
+			}
+			fs := model.FNOSpecFor(spec, opts.Width)
+			if opts.Width == 0 {
+				if fs, err = model.FNOForBudget(fs, model.CountUHNO(spec)); err != nil {
+					return nil, "", err
+				}
+			}
+			rec.FNO = &fs
+		} else {
+			rec.UHNO = &spec
+		}
+	}
+	if rec.FNO != nil {
+		m, err := model.NewFNO(b, *rec.FNO, seed)
+		if err != nil {
+			return nil, "", err
+		}
+		return m, fmt.Sprintf("fno, width %d, %d blocks, K0 %d: %s parameters", rec.FNO.Width, rec.FNO.Blocks, rec.FNO.K0,
+			model.FormatCount(m.Params().Count())), nil
+	}
+	m, err := model.NewUHNO(b, *rec.UHNO, seed)
+	if err != nil {
+		return nil, "", err
+	}
+	s := m.Spec()
+	return m, fmt.Sprintf("%s (mode %s), L %d, C0 %d, K0 %d: %s parameters", m.Name(), s.Mode, s.Levels, s.C0, s.K0,
+		model.FormatCount(m.Params().Count())), nil
+}

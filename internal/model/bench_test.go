@@ -1,0 +1,68 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+
+	"uhno/internal/cpu"
+	"uhno/internal/tensor"
+)
+
+// BenchmarkStep times one forward and backward pass (no optimizer) of the
+// paper's configurations at their training batch, for comparison with the
+// yardstick's bench_torch.py (docs/PERFORMANCE.md). Run with
+// go test ./internal/model -run - -bench Step -benchtime 5x.
+func BenchmarkStep(b *testing.B) {
+	cases := []struct {
+		task         string
+		grid         []int
+		batch, in    int
+		fno          bool
+		budgetParams int
+	}{
+		{"burgers", []int{128}, 32, 1, false, 0},
+		{"burgers", []int{128}, 32, 1, true, 0},
+		{"burgers", []int{128}, 32, 1, false, 620000},
+		{"ns2d", []int{64, 64}, 16, 10, false, 620000},
+	}
+	for _, c := range cases {
+		s, err := SpecFromConfig(taskConfig(b, c.task), c.in, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.budgetParams > 0 {
+			if s, err = UHNOForBudget(s, c.budgetParams); err != nil {
+				b.Fatal(err)
+			}
+		}
+		be := cpu.New(0)
+		var m Model
+		name := fmt.Sprintf("%s/uhno-C0=%d", c.task, s.C0)
+		if c.fno {
+			f, err := FNOForBudget(FNOSpecFor(s, 0), CountUHNO(s))
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err = NewFNO(be, f, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			name = fmt.Sprintf("%s/fno-width=%d", c.task, f.Width)
+		} else {
+			m = mustUHNO(b, be, s, 1)
+		}
+		b.Run(name, func(b *testing.B) {
+			tp := tensor.NewTape(be)
+			x := input(tp, 1, c.batch, c.in, c.grid)
+			xs := host(be, x)
+			for b.Loop() {
+				tp.Reset()
+				x := tp.FromHost(xs, x.Shape...)
+				y, aux := m.Forward(tp, x)
+				tp.Backward(lossOf(tp, y, aux))
+				m.Params().ZeroGrad()
+			}
+			b.ReportMetric(float64(m.Params().Count()), "params")
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+
+	"uhno/internal/tensor"
+)
+
+// FNO is the Fourier Neural Operator baseline (paper App. C "Baseline
+// Configurations", li2020fourier):
+//
+//	h = P(x)                                    lifting, 1x1 In -> Width
+//	h = sigma(K_i(h) + W_i h),  i = 1..Blocks   K_i spectral conv, W_i 1x1
+//	y = Q(h)                                    projection 1x1 -> GELU -> 1x1
+//
+// with sigma = GELU after every block but the last (as in li2020fourier's
+// code and the yardstick). K_i keeps K_eff = min(K0, floor(N/2)) modes per
+// axis, the same nominal budget as U-HNO.
+type FNO struct {
+	spec    FNOSpec
+	params  *Params
+	lift    pointwise
+	kernels []*fourierBranch
+	w       []pointwise
+	proj    projection
+}
+
+var _ Model = (*FNO)(nil)
+
+func buildFNO(pb *builder, s FNOSpec) *FNO {
+	m := &FNO{spec: s}
+	m.lift = newPointwise(pb, "lift", s.InChannels, s.Width)
+	for i := range s.Blocks {
+		name := "block." + strconv.Itoa(i)
+		m.kernels = append(m.kernels, newFourier(pb, name+".spectral", s.Dim, s.Width, s.Width, s.K0))
+		m.w = append(m.w, newPointwise(pb, name+".w", s.Width, s.Width))
+	}
+	m.proj = newProjection(pb, "proj", s.Width, s.ProjHidden, s.OutChannels)
+	return m
+}
+
+// NewFNO builds an FNO on backend b with parameters initialised from seed.
+func NewFNO(b tensor.Backend, s FNOSpec, seed uint64) (*FNO, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	pb := newBuilder()
+	m := buildFNO(pb, s)
+	m.params = pb.allocate(b, seed)
+	return m, nil
+}
+
+// CountFNO is the number of parameters NewFNO would hold, computed without
+// allocating them. It panics on an invalid spec.
+func CountFNO(s FNOSpec) int {
+	if err := s.Validate(); err != nil {
+		panic(err.Error())
+	}
+	pb := newBuilder()
+	buildFNO(pb, s)
+	return pb.count()
+}
+
+// Spec returns the architecture.
+func (m *FNO) Spec() FNOSpec { return m.spec }
+
+// Params implements Model.
+func (m *FNO) Params() *Params { return m.params }
+
+// Name implements Model.
+func (m *FNO) Name() string { return "fno" }
+
+// Mode implements Model: FNO has no ablation modes.
+func (m *FNO) Mode() string { return "" }
+
+// CheckGrid implements Model: any grid with at least two points per axis.
+func (m *FNO) CheckGrid(grid []int) error {
+	if len(grid) != m.spec.Dim {
+		return fmt.Errorf("model: fno is %dD, grid %v has %d axes", m.spec.Dim, grid, len(grid))
+	}
+	for _, n := range grid {
+		if n < 2 {
+			return fmt.Errorf("model: fno needs at least 2 points per axis, got %v", grid)
+		}
+	}
+	return nil
+}
+
+// Forward implements Model; Aux is empty (nothing is routed).
+func (m *FNO) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, Aux) {
+	if x.Dims() != m.spec.Dim || x.Channels() != m.spec.InChannels {
+		panic(fmt.Sprintf("model: fno takes [batch, %d, %d spatial axes], got %v", m.spec.InChannels, m.spec.Dim, x.Shape))
+	}
+	if err := m.CheckGrid(x.Spatial()); err != nil {
+		panic(err.Error())
+	}
+	h := m.lift.forward(tp, x)
+	for i, k := range m.kernels {
+		h = tp.Add(k.forward(tp, h), m.w[i].forward(tp, h))
+		if i < len(m.kernels)-1 {
+			h = tp.GELU(h)
+		}
+	}
+	return m.proj.forward(tp, h), Aux{}
+}

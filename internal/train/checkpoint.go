@@ -1,0 +1,565 @@
+package train
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/maruel/safetensors"
+
+	"uhno/internal/config"
+	"uhno/internal/tensor"
+)
+
+// Checkpoint layout. A run directory holds one sub-directory per saved
+// step and a pointer to the newest:
+//
+//	<run>/latest                      "step-00001000\n"
+//	<run>/step-00001000/weights.safetensors
+//	<run>/step-00001000/optimizer.safetensors
+//	<run>/step-00001000/state.json
+//	<run>/step-00001000/manifest.json  (written last)
+//	<run>/log.jsonl                    the training log
+const (
+	// WeightsFile holds the parameters as float32 tensors named by the
+	// parameter names (Model.Params().List()), in safetensors format: torch
+	// users read it with safetensors.torch.load_file.
+	WeightsFile = "weights.safetensors"
+	// OptimizerFile holds AdamW's first and second moments as two flat
+	// float32 tensors "adamw.m" and "adamw.v" in the order of the flat
+	// parameter buffer.
+	OptimizerFile = "optimizer.safetensors"
+	// StateFile is the JSON State: step, schedule, data order, best
+	// validation loss, the resolved configuration, model and version.
+	StateFile = "state.json"
+	// ManifestFile lists the size and SHA-256 of each other file; it is
+	// written last, so a directory without it is incomplete.
+	ManifestFile = "manifest.json"
+	// LatestFile in a run directory names the newest checkpoint.
+	LatestFile = "latest"
+
+	// checkpointFormat versions State and the directory layout.
+	checkpointFormat = "uhno-checkpoint/1"
+	momentM          = "adamw.m"
+	momentV          = "adamw.v"
+)
+
+// State is the JSON part of a checkpoint: everything besides the tensors
+// that resuming needs, and what a reader needs to know what it holds.
+type State struct {
+	Format string `json:"format"`
+	// Step is the number of optimizer updates done (the next is Step+1).
+	Step int `json:"step"`
+	// LR is the learning rate of update Step.
+	LR       float64  `json:"lr"`
+	Schedule Schedule `json:"schedule"`
+	Optim    AdamW    `json:"optim"`
+	// Loss holds the terms of update Step.
+	Loss LossValues `json:"loss"`
+	// BestVal is the lowest validation loss so far, at step BestValStep
+	// (0 when none was measured).
+	BestVal     float64 `json:"best_val,omitempty"`
+	BestValStep int     `json:"best_val_step,omitempty"`
+	// Data is the position in the training batch stream.
+	Data DataState `json:"data"`
+	// Model is the architecture's name and Params its parameter count.
+	Model  string `json:"model"`
+	Params int    `json:"params"`
+	// Task and Config are the resolved configuration of the run.
+	Task    string        `json:"task"`
+	Config  config.Config `json:"config"`
+	Version string        `json:"uhno_version"`
+	// Build is what the command line recorded to rebuild the model and the
+	// data pipeline on resume (Config.Build), opaque to this package.
+	Build json.RawMessage `json:"build,omitempty"`
+}
+
+// DataState is the data-order state. The batch stream is a pure function
+// of its seed and the number of batches drawn (data.Batcher guarantees
+// this), so Drawn restores it exactly.
+type DataState struct {
+	Seed  uint64 `json:"seed"`
+	Drawn int    `json:"batches_drawn"`
+	Batch int    `json:"batch"`
+}
+
+// manifest is ManifestFile.
+type manifest struct {
+	Format string                  `json:"format"`
+	Files  map[string]manifestFile `json:"files"`
+}
+
+type manifestFile struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// checkpoint is the in-memory content of one checkpoint.
+type checkpoint struct {
+	State   State
+	Weights map[string]safetensors.Tensor
+	Order   []string // weight names in file order
+	M, V    []float32
+}
+
+// StepDirName is the name of the checkpoint directory of a step.
+func StepDirName(step int) string { return fmt.Sprintf("step-%08d", step) }
+
+// saveHooks lets tests interrupt a save between its stages (a simulated
+// crash); nil in normal use.
+type saveHooks struct {
+	after func(stage string) error
+}
+
+func (h *saveHooks) at(stage string) error {
+	if h == nil || h.after == nil {
+		return nil
+	}
+	return h.after(stage)
+}
+
+// saveCheckpoint writes a checkpoint of step st.Step into run directory
+// dir atomically and returns its path:
+//
+//  1. every file goes into a fresh temporary directory <dir>/.tmp-<step>-*,
+//     each written and fsynced, the manifest last, then the directory is
+//     fsynced;
+//  2. the temporary directory is renamed to <dir>/step-<step> (a rename
+//     is atomic; an older directory of the same step is moved aside first);
+//  3. <dir>/latest is replaced atomically (temporary file, fsync, rename)
+//     and dir is fsynced.
+//
+// A crash at any point leaves latest naming the previous, complete
+// checkpoint; leftovers of a crashed save are removed by the next save.
+// Older step directories beyond keep (>= 1) are deleted afterwards.
+func saveCheckpoint(dir string, st State, params []*tensor.Tensor, m, v []float32, b tensor.Backend, keep int, hooks *saveHooks) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	removeLeftovers(dir)
+	tmp, err := os.MkdirTemp(dir, ".tmp-"+StepDirName(st.Step)+"-")
+	if err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	defer os.RemoveAll(tmp)                      // a no-op once renamed
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+
+	man := manifest{Format: checkpointFormat, Files: map[string]manifestFile{}}
+	write := func(name string, data []byte) error {
+		if err := writeFileSync(filepath.Join(tmp, name), data); err != nil {
+			return fmt.Errorf("train: checkpoint %s: %w", name, err)
+		}
+		sum := sha256.Sum256(data)
+		man.Files[name] = manifestFile{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+		return hooks.at(name)
+	}
+
+	weights, err := encodeWeights(params, b, st.Model)
+	if err != nil {
+		return "", err
+	}
+	if err := write(WeightsFile, weights); err != nil {
+		return "", err
+	}
+	opt, err := encodeTensors([]string{momentM, momentV}, [][]float32{m, v}, map[string]string{"format": "pt", "uhno": "adamw-moments"})
+	if err != nil {
+		return "", err
+	}
+	if err := write(OptimizerFile, opt); err != nil {
+		return "", err
+	}
+	st.Format = checkpointFormat
+	stJSON, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("train: checkpoint state: %w", err)
+	}
+	if err := write(StateFile, append(stJSON, '\n')); err != nil {
+		return "", err
+	}
+	manJSON, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("train: checkpoint manifest: %w", err)
+	}
+	if err := writeFileSync(filepath.Join(tmp, ManifestFile), append(manJSON, '\n')); err != nil {
+		return "", fmt.Errorf("train: checkpoint %s: %w", ManifestFile, err)
+	}
+	if err := syncDir(tmp); err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	if err := hooks.at("rename"); err != nil {
+		return "", err
+	}
+
+	final := filepath.Join(dir, StepDirName(st.Step))
+	if _, err := os.Stat(final); err == nil {
+		// Saved twice at one step (an interrupt right after a periodic
+		// save, then a resume): move the old copy aside, keep the new.
+		old := filepath.Join(dir, ".old-"+StepDirName(st.Step))
+		os.RemoveAll(old)
+		if err := os.Rename(final, old); err != nil {
+			return "", fmt.Errorf("train: checkpoint: %w", err)
+		}
+		defer os.RemoveAll(old)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	if err := hooks.at("latest"); err != nil {
+		return "", err
+	}
+	if err := writeAtomic(filepath.Join(dir, LatestFile), []byte(StepDirName(st.Step)+"\n")); err != nil {
+		return "", fmt.Errorf("train: checkpoint %s: %w", LatestFile, err)
+	}
+	pruneCheckpoints(dir, keep, st.Step)
+	return final, nil
+}
+
+// removeLeftovers deletes temporary directories of crashed saves.
+func removeLeftovers(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".tmp-step-") || strings.HasPrefix(name, ".old-step-") || strings.HasPrefix(name, LatestFile+".tmp-") {
+			os.RemoveAll(filepath.Join(dir, name))
+		}
+	}
+}
+
+// pruneCheckpoints keeps the newest keep step directories (by step number)
+// and always the one just written.
+func pruneCheckpoints(dir string, keep, current int) {
+	steps := checkpointSteps(dir)
+	slices.Sort(steps)
+	if keep < 1 {
+		keep = 1
+	}
+	for i := 0; i < len(steps)-keep; i++ {
+		if steps[i] != current {
+			os.RemoveAll(filepath.Join(dir, StepDirName(steps[i])))
+		}
+	}
+}
+
+// checkpointSteps lists the steps of the step directories in dir.
+func checkpointSteps(dir string) []int {
+	entries, _ := os.ReadDir(dir)
+	var steps []int
+	for _, e := range entries {
+		if rest, ok := strings.CutPrefix(e.Name(), "step-"); ok && e.IsDir() {
+			if n, err := strconv.Atoi(rest); err == nil {
+				steps = append(steps, n)
+			}
+		}
+	}
+	return steps
+}
+
+// writeFileSync creates path with data and fsyncs it.
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeAtomic replaces path with data: temporary file, fsync, rename,
+// fsync of the directory.
+func writeAtomic(path string, data []byte) error {
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	if err := writeFileSync(tmp, data); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// encodeWeights serialises the parameters as float32 safetensors named by
+// their parameter names.
+func encodeWeights(params []*tensor.Tensor, b tensor.Backend, model string) ([]byte, error) {
+	names := make([]string, len(params))
+	vals := make([][]float32, len(params))
+	shapes := make([][]int, len(params))
+	for i, p := range params {
+		if p.Name == "" {
+			return nil, fmt.Errorf("train: checkpoint: parameter %d (shape %v) has no name", i, p.Shape)
+		}
+		names[i], vals[i], shapes[i] = p.Name, tensor.ToHost(b, p), p.Shape
+	}
+	return encodeShaped(names, vals, shapes, map[string]string{"format": "pt", "uhno": "weights", "model": model})
+}
+
+// encodeTensors serialises flat float32 vectors.
+func encodeTensors(names []string, vals [][]float32, meta map[string]string) ([]byte, error) {
+	shapes := make([][]int, len(vals))
+	for i, v := range vals {
+		shapes[i] = []int{len(v)}
+	}
+	return encodeShaped(names, vals, shapes, meta)
+}
+
+func encodeShaped(names []string, vals [][]float32, shapes [][]int, meta map[string]string) ([]byte, error) {
+	f := safetensors.File{Metadata: meta, Tensors: make([]safetensors.Tensor, len(names))}
+	seen := map[string]bool{}
+	for i, name := range names {
+		if seen[name] {
+			return nil, fmt.Errorf("train: checkpoint: two parameters named %q", name)
+		}
+		seen[name] = true
+		shape := make([]uint64, len(shapes[i]))
+		for j, s := range shapes[i] {
+			shape[j] = uint64(s)
+		}
+		raw := make([]byte, 4*len(vals[i]))
+		for j, x := range vals[i] {
+			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
+		}
+		f.Tensors[i] = safetensors.Tensor{Name: name, DType: safetensors.F32, Shape: shape, Data: raw}
+	}
+	var buf bytesWriter
+	if err := f.Serialize(&buf); err != nil {
+		return nil, fmt.Errorf("train: checkpoint: %w", err)
+	}
+	return buf, nil
+}
+
+// bytesWriter is an io.Writer appending to a byte slice.
+type bytesWriter []byte
+
+func (w *bytesWriter) Write(p []byte) (int, error) {
+	*w = append(*w, p...)
+	return len(p), nil
+}
+
+// float32s decodes a little-endian F32 safetensors tensor.
+func float32s(t safetensors.Tensor) []float32 {
+	out := make([]float32, len(t.Data)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:]))
+	}
+	return out
+}
+
+// ResolveCheckpoint returns the checkpoint directory that path names:
+// path itself when it holds a manifest, or the step directory its latest
+// file names when it is a run directory.
+func ResolveCheckpoint(path string) (string, error) {
+	if _, err := os.Stat(filepath.Join(path, ManifestFile)); err == nil {
+		return path, nil
+	}
+	raw, err := os.ReadFile(filepath.Join(path, LatestFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(path); serr != nil {
+				return "", fmt.Errorf("train: checkpoint %s: %w", path, serr)
+			}
+			return "", fmt.Errorf("train: %s holds no checkpoint (no %s or %s)", path, LatestFile, ManifestFile)
+		}
+		return "", fmt.Errorf("train: checkpoint %s: %w", path, err)
+	}
+	name := strings.TrimSpace(string(raw))
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", fmt.Errorf("train: checkpoint %s: %s holds %q, want a step directory name", path, LatestFile, name)
+	}
+	return filepath.Join(path, name), nil
+}
+
+// ReadState reads the State of the checkpoint that path names (a step
+// directory or a run directory), verifying the manifest's checksum of
+// state.json. The command line uses it to take a resumed run's
+// configuration from its checkpoint.
+func ReadState(path string) (State, string, error) {
+	dir, err := ResolveCheckpoint(path)
+	if err != nil {
+		return State{}, "", err
+	}
+	man, err := readManifest(dir)
+	if err != nil {
+		return State{}, "", err
+	}
+	raw, err := readVerified(dir, StateFile, man)
+	if err != nil {
+		return State{}, "", err
+	}
+	st, err := decodeState(dir, raw)
+	return st, dir, err
+}
+
+func decodeState(dir string, raw []byte) (State, error) {
+	var st State
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return State{}, fmt.Errorf("train: checkpoint %s: %s: %w", dir, StateFile, err)
+	}
+	if st.Format != checkpointFormat {
+		return State{}, fmt.Errorf("train: checkpoint %s: format %q, this uhno reads %q", dir, st.Format, checkpointFormat)
+	}
+	return st, nil
+}
+
+func readManifest(dir string) (manifest, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return manifest{}, fmt.Errorf("train: checkpoint %s is incomplete: no %s (an interrupted save?)", dir, ManifestFile)
+		}
+		return manifest{}, fmt.Errorf("train: checkpoint %s: %w", dir, err)
+	}
+	var man manifest
+	if err := json.Unmarshal(raw, &man); err != nil {
+		return manifest{}, fmt.Errorf("train: checkpoint %s: %s is corrupt: %w", dir, ManifestFile, err)
+	}
+	if man.Format != checkpointFormat {
+		return manifest{}, fmt.Errorf("train: checkpoint %s: format %q, this uhno reads %q", dir, man.Format, checkpointFormat)
+	}
+	return man, nil
+}
+
+// readVerified reads one file of a checkpoint and checks its size and
+// SHA-256 against the manifest.
+func readVerified(dir, name string, man manifest) ([]byte, error) {
+	want, ok := man.Files[name]
+	if !ok {
+		return nil, fmt.Errorf("train: checkpoint %s: %s does not list %s", dir, ManifestFile, name)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("train: checkpoint %s: %s is missing", dir, name)
+		}
+		return nil, fmt.Errorf("train: checkpoint %s: %w", dir, err)
+	}
+	if int64(len(raw)) != want.Size {
+		return nil, fmt.Errorf("train: checkpoint %s: %s has %d bytes, the manifest says %d (truncated or replaced)", dir, name, len(raw), want.Size)
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != want.SHA256 {
+		return nil, fmt.Errorf("train: checkpoint %s: %s is corrupt (SHA-256 differs from the manifest)", dir, name)
+	}
+	return raw, nil
+}
+
+// loadCheckpoint reads and verifies every file of the checkpoint that path
+// names.
+func loadCheckpoint(path string) (*checkpoint, string, error) {
+	dir, err := ResolveCheckpoint(path)
+	if err != nil {
+		return nil, "", err
+	}
+	man, err := readManifest(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	raw := map[string][]byte{}
+	for _, name := range []string{StateFile, WeightsFile, OptimizerFile} {
+		if raw[name], err = readVerified(dir, name, man); err != nil {
+			return nil, "", err
+		}
+	}
+	ck := &checkpoint{Weights: map[string]safetensors.Tensor{}}
+	if ck.State, err = decodeState(dir, raw[StateFile]); err != nil {
+		return nil, "", err
+	}
+	wf, err := safetensors.Parse(raw[WeightsFile])
+	if err != nil {
+		return nil, "", fmt.Errorf("train: checkpoint %s: %s: %w", dir, WeightsFile, err)
+	}
+	for _, t := range wf.Tensors {
+		if t.DType != safetensors.F32 {
+			return nil, "", fmt.Errorf("train: checkpoint %s: %s: tensor %q is %s, want F32", dir, WeightsFile, t.Name, t.DType)
+		}
+		ck.Weights[t.Name] = t
+		ck.Order = append(ck.Order, t.Name)
+	}
+	of, err := safetensors.Parse(raw[OptimizerFile])
+	if err != nil {
+		return nil, "", fmt.Errorf("train: checkpoint %s: %s: %w", dir, OptimizerFile, err)
+	}
+	for _, t := range of.Tensors {
+		if t.DType != safetensors.F32 || len(t.Shape) != 1 {
+			return nil, "", fmt.Errorf("train: checkpoint %s: %s: tensor %q is %s %v, want a flat F32 vector", dir, OptimizerFile, t.Name, t.DType, t.Shape)
+		}
+		switch t.Name {
+		case momentM:
+			ck.M = float32s(t)
+		case momentV:
+			ck.V = float32s(t)
+		}
+	}
+	if ck.M == nil || ck.V == nil || len(ck.M) != len(ck.V) {
+		return nil, "", fmt.Errorf("train: checkpoint %s: %s lacks the moments %q and %q of equal length", dir, OptimizerFile, momentM, momentV)
+	}
+	return ck, dir, nil
+}
+
+// restoreWeights checks that the checkpoint's weights match the model's
+// parameters by name and shape and uploads them. Errors name both sides.
+func (ck *checkpoint) restoreWeights(dir string, params []*tensor.Tensor, b tensor.Backend, model string) error {
+	have := map[string]bool{}
+	for _, p := range params {
+		have[p.Name] = true
+		t, ok := ck.Weights[p.Name]
+		if !ok {
+			return fmt.Errorf("train: checkpoint %s has no parameter %q (shape %s) of model %s; it holds %d others, first %q",
+				dir, p.Name, tensor.ShapeString(p.Shape), model, len(ck.Order), firstOr(ck.Order))
+		}
+		shape := make([]int, len(t.Shape))
+		for i, s := range t.Shape {
+			shape[i] = int(s)
+		}
+		if !tensor.SameShape(shape, p.Shape) {
+			return fmt.Errorf("train: checkpoint %s: parameter %q is %s in the checkpoint, %s in model %s",
+				dir, p.Name, tensor.ShapeString(shape), tensor.ShapeString(p.Shape), model)
+		}
+	}
+	for _, name := range ck.Order {
+		if !have[name] {
+			return fmt.Errorf("train: checkpoint %s: parameter %q is not in model %s", dir, name, model)
+		}
+	}
+	for _, p := range params {
+		b.Upload(p.Data, float32s(ck.Weights[p.Name]))
+	}
+	return nil
+}
+
+func firstOr(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}

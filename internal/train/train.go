@@ -1,0 +1,487 @@
+package train
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"uhno/internal/config"
+	"uhno/internal/tensor"
+)
+
+// LogFile is the JSON-lines training log in the run directory.
+const LogFile = "log.jsonl"
+
+// Batches is the stream of training batches. Its order must be a pure
+// function of its construction (seed, data) and the number of batches
+// drawn: resuming replays the first Drawn batches to restore it.
+// data.Batcher is such a stream (FromBatcher).
+type Batches interface {
+	// Next fills in [InputShape] and tgt [TargetShape] with the next batch.
+	Next(in, tgt []float32) error
+	// InputShape and TargetShape are the shapes of one batch, batch axis
+	// first.
+	InputShape() []int
+	TargetShape() []int
+}
+
+// Skipper is implemented by batch streams that can move past n batches
+// faster than drawing them; resuming uses it when present.
+type Skipper interface {
+	Skip(n int) error
+}
+
+// ValSet is a fixed held-out set evaluated every ValEvery steps. Each
+// batch is In [InShape] and Tgt [TgtShape] (host values, normalised like
+// the training batches).
+type ValSet struct {
+	Batches []ValBatch
+}
+
+// ValBatch is one validation batch.
+type ValBatch struct {
+	In, Tgt           []float32
+	InShape, TgtShape []int
+}
+
+// AdamW holds the optimizer's constant hyper-parameters (paper Sec. 4.1:
+// weight decay 1e-4; betas and eps are PyTorch's defaults, docs/DESIGN.md).
+// The learning rate comes from the Schedule.
+type AdamW struct {
+	Beta1       float64 `json:"beta1"`
+	Beta2       float64 `json:"beta2"`
+	Eps         float64 `json:"eps"`
+	WeightDecay float64 `json:"weight_decay"`
+}
+
+// Config is one training run. Nothing in it comes from global state: the
+// command line builds it from the resolved configuration.
+type Config struct {
+	Model    Model
+	Backend  tensor.Backend
+	Train    Batches
+	Val      *ValSet // nil: no validation
+	Loss     LossConfig
+	Schedule Schedule
+	Optim    AdamW
+
+	// LogEvery, ValEvery and CkptEvery are intervals in steps (0: never).
+	// A validation and a checkpoint also follow the last step.
+	LogEvery, ValEvery, CkptEvery int
+	// Keep is the number of checkpoints kept in Dir (at least 1).
+	Keep int
+	// Dir is the run directory: checkpoints and the log.
+	Dir string
+	// Resume names a checkpoint (a step directory or a run directory) to
+	// continue from. The run then ends exactly as an uninterrupted one.
+	Resume string
+	// StopAfter ends the run after this step as an interrupt would (a
+	// checkpoint, Result.Interrupted); 0 runs to Schedule.Steps.
+	StopAfter int
+	// Progress draws a progress bar on the output writer.
+	Progress bool
+
+	// DataSeed and Batch describe the batch stream for the checkpoint.
+	DataSeed uint64
+	// Run is the resolved configuration, stored in every checkpoint.
+	Run config.Config
+	// Version is the uhno version, stored in every checkpoint.
+	Version string
+	// Build, when not nil, is stored (as JSON) in every checkpoint's
+	// state.json under "build": the caller's record of how it built the
+	// model and the data, for rebuilding them on resume (State.Build).
+	Build any
+}
+
+// Result summarises a run.
+type Result struct {
+	// Step is the last update done; Steps the schedule's length.
+	Step, Steps int
+	// Loss holds the terms of the last update.
+	Loss LossValues
+	// Val is the last validation loss (nil without validation).
+	Val         *LossValues
+	BestVal     float64
+	BestValStep int
+	Checkpoint  string // the last checkpoint written (or resumed from)
+	Interrupted bool   // stopped by ctx or StopAfter before Steps
+	Elapsed     time.Duration
+	StepsPerSec float64 // updates per second of this process
+	// ResumedFrom is the step of the checkpoint resumed from (0: fresh).
+	ResumedFrom int
+}
+
+// logRecord is one line of the JSON-lines log.
+type logRecord struct {
+	Kind string `json:"kind"` // "train" or "val"
+	Step int    `json:"step"`
+	LossValues
+	LR         float64   `json:"lr"`                 // of this step (0 at the last)
+	Rho        []float64 `json:"rho,omitempty"`      // mean keep-ratio per routing level
+	Contrast   []float64 `json:"contrast,omitempty"` // mean SPAR contrast per level
+	StepsPerS  float64   `json:"steps_per_s,omitempty"`
+	ElapsedSec float64   `json:"elapsed_s"`
+}
+
+// validate checks the parts of a Config that do not depend on data.
+func (c *Config) validate() error {
+	switch {
+	case c.Model == nil || c.Backend == nil || c.Train == nil:
+		return errors.New("train: Config needs a Model, a Backend and a Train stream")
+	case c.Dir == "":
+		return errors.New("train: Config needs a run directory (Dir)")
+	case c.StopAfter < 0 || c.LogEvery < 0 || c.ValEvery < 0 || c.CkptEvery < 0:
+		return errors.New("train: negative interval or StopAfter")
+	}
+	if err := c.Schedule.Validate(); err != nil {
+		return err
+	}
+	if len(c.Train.InputShape()) < 3 || len(c.Train.TargetShape()) != len(c.Train.InputShape()) {
+		return fmt.Errorf("train: batch shapes %v -> %v, want [B, C, grid...] both", c.Train.InputShape(), c.Train.TargetShape())
+	}
+	return nil
+}
+
+// Run trains cfg.Model and returns a summary. Each step: Tape.Reset, the
+// batch to the device (FromHost), Forward, the loss of Eq. loss, Backward,
+// one AdamW call on the flat buffers with the scheduled learning rate,
+// ZeroGrad. It logs every LogEvery steps, validates every ValEvery steps
+// and checkpoints every CkptEvery steps and at the end. Cancelling ctx
+// (Ctrl-C) saves a checkpoint at the current step boundary and returns
+// with Result.Interrupted and no error; resuming from any checkpoint gives
+// bit for bit the run that was never interrupted (the CPU backend is
+// deterministic, and the checkpoint holds weights, moments, step and the
+// data position). A non-finite loss stops the run with an error and no
+// checkpoint of the diverged weights.
+func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
+	if err := cfg.validate(); err != nil {
+		return Result{}, err
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	b := cfg.Backend
+	ps := cfg.Model.Params()
+	params := ps.List()
+	pdata, pgrad, n := ps.Flat()
+	res := Result{Steps: cfg.Schedule.Steps}
+
+	st := State{
+		Schedule: cfg.Schedule, Optim: cfg.Optim,
+		Data:  DataState{Seed: cfg.DataSeed, Batch: cfg.Train.InputShape()[0]},
+		Model: cfg.Model.Name(), Params: n,
+		Task: cfg.Run.Task, Config: cfg.Run, Version: cfg.Version,
+	}
+	if cfg.Build != nil {
+		raw, err := json.Marshal(cfg.Build)
+		if err != nil {
+			return res, fmt.Errorf("train: build record: %w", err)
+		}
+		st.Build = raw
+	}
+	m, v := b.Alloc(n), b.Alloc(n)
+	defer b.Free(m)
+	defer b.Free(v)
+
+	in := make([]float32, tensor.Numel(cfg.Train.InputShape()))
+	tgt := make([]float32, tensor.Numel(cfg.Train.TargetShape()))
+
+	if cfg.Resume != "" {
+		ck, dir, err := loadCheckpoint(cfg.Resume)
+		if err != nil {
+			return res, err
+		}
+		if err := checkCompatible(dir, ck.State, st); err != nil {
+			return res, err
+		}
+		if err := ck.restoreWeights(dir, params, b, st.Model); err != nil {
+			return res, err
+		}
+		if len(ck.M) != n {
+			return res, fmt.Errorf("train: checkpoint %s: %s holds %d moments, model %s has %d parameters", dir, OptimizerFile, len(ck.M), st.Model, n)
+		}
+		b.Upload(m, ck.M)
+		b.Upload(v, ck.V)
+		st.Step, st.LR, st.Loss = ck.State.Step, ck.State.LR, ck.State.Loss
+		st.BestVal, st.BestValStep = ck.State.BestVal, ck.State.BestValStep
+		if err := skipBatches(ctx, cfg.Train, ck.State.Data.Drawn, in, tgt); err != nil {
+			return res, err
+		}
+		st.Data.Drawn = ck.State.Data.Drawn
+		res.ResumedFrom, res.Checkpoint = st.Step, dir
+		if err := trimLog(filepath.Join(cfg.Dir, LogFile), st.Step); err != nil {
+			return res, err
+		}
+	} else if _, err := os.Stat(filepath.Join(cfg.Dir, LatestFile)); err == nil {
+		return res, fmt.Errorf("train: %s already holds a run; resume it or choose another directory", cfg.Dir)
+	}
+	res.Step = st.Step
+	res.Loss, res.BestVal, res.BestValStep = st.Loss, st.BestVal, st.BestValStep
+	ps.ZeroGrad()
+
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return res, fmt.Errorf("train: %w", err)
+	}
+	logf, err := os.OpenFile(filepath.Join(cfg.Dir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return res, fmt.Errorf("train: log: %w", err)
+	}
+	defer logf.Close()
+	logw := bufio.NewWriter(logf)
+	defer logw.Flush()
+	enc := json.NewEncoder(logw)
+
+	tp := tensor.NewTape(b)
+	defer tp.Release()
+
+	end := cfg.Schedule.Steps
+	if cfg.StopAfter > 0 && cfg.StopAfter < end {
+		end = cfg.StopAfter
+	}
+	var bar *progressbar.ProgressBar
+	if cfg.Progress {
+		bar = progressbar.NewOptions(cfg.Schedule.Steps,
+			progressbar.OptionSetWriter(out),
+			progressbar.OptionSetItsString("steps"),
+			progressbar.OptionShowIts(),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(250*time.Millisecond),
+			progressbar.OptionSetWidth(20),
+		)
+		_ = bar.Set(st.Step)
+	}
+	finishBar := func() {
+		if bar != nil {
+			_ = bar.Exit()
+			fmt.Fprintln(out)
+		}
+	}
+
+	save := func() error {
+		path, err := saveCheckpoint(cfg.Dir, st, params, tensor.ToHost(b, tensor.NewTensor(m, n)), tensor.ToHost(b, tensor.NewTensor(v, n)), b, cfg.Keep, nil)
+		if err != nil {
+			return err
+		}
+		res.Checkpoint = path
+		return logw.Flush()
+	}
+
+	start := time.Now()
+	lastLog, lastLogStep := start, st.Step
+	for st.Step < end {
+		if ctx.Err() != nil {
+			break
+		}
+		t := st.Step + 1
+		lr := cfg.Schedule.LR(t)
+
+		tp.Reset()
+		if err := cfg.Train.Next(in, tgt); err != nil {
+			finishBar()
+			return res, fmt.Errorf("train: step %d: batch: %w", t, err)
+		}
+		st.Data.Drawn++
+		x := tp.FromHost(in, cfg.Train.InputShape()...)
+		y := tp.FromHost(tgt, cfg.Train.TargetShape()...)
+		pred, aux := cfg.Model.Forward(tp, x)
+		terms := cfg.Loss.Loss(tp, pred, y, aux)
+		vals := terms.Values(b)
+		if math.IsNaN(vals.Total) || math.IsInf(vals.Total, 0) {
+			finishBar()
+			return res, fmt.Errorf("train: step %d: loss is %g (mse %g, h1 %g, cbc %g); the weights diverged, last checkpoint %s",
+				t, vals.Total, vals.MSE, vals.H1, vals.CBC, orNone(res.Checkpoint))
+		}
+		tp.Backward(terms.Total)
+		b.AdamW(pdata, pgrad, m, v, n, tensor.AdamWHyper{
+			LR: lr, Beta1: cfg.Optim.Beta1, Beta2: cfg.Optim.Beta2, Eps: cfg.Optim.Eps,
+			WeightDecay: cfg.Optim.WeightDecay, Step: t,
+		})
+		ps.ZeroGrad()
+		st.Step, st.LR, st.Loss = t, lr, vals
+		res.Step, res.Loss = t, vals
+
+		if bar != nil {
+			bar.Describe(fmt.Sprintf("step %d loss %.3e mse %.3e h1 %.3e cbc %.3e lr %.2e", t, vals.Total, vals.MSE, vals.H1, vals.CBC, lr))
+			_ = bar.Set(t)
+		}
+		if cfg.LogEvery > 0 && t%cfg.LogEvery == 0 {
+			now := time.Now()
+			rec := logRecord{Kind: "train", Step: t, LossValues: vals, LR: lr,
+				StepsPerS:  float64(t-lastLogStep) / now.Sub(lastLog).Seconds(),
+				ElapsedSec: now.Sub(start).Seconds()}
+			rec.Rho, rec.Contrast = sparMeans(b, aux.Stats)
+			if err := enc.Encode(rec); err != nil {
+				finishBar()
+				return res, fmt.Errorf("train: log: %w", err)
+			}
+			lastLog, lastLogStep = now, t
+		}
+		if cfg.Val != nil && len(cfg.Val.Batches) > 0 && ((cfg.ValEvery > 0 && t%cfg.ValEvery == 0) || t == cfg.Schedule.Steps) {
+			val := validate(tp, cfg)
+			res.Val = &val
+			if st.BestValStep == 0 || val.Total < st.BestVal {
+				st.BestVal, st.BestValStep = val.Total, t
+			}
+			res.BestVal, res.BestValStep = st.BestVal, st.BestValStep
+			if err := enc.Encode(logRecord{Kind: "val", Step: t, LossValues: val, LR: lr, ElapsedSec: time.Since(start).Seconds()}); err != nil {
+				finishBar()
+				return res, fmt.Errorf("train: log: %w", err)
+			}
+		}
+		if (cfg.CkptEvery > 0 && t%cfg.CkptEvery == 0) || t == cfg.Schedule.Steps {
+			if err := save(); err != nil {
+				finishBar()
+				return res, err
+			}
+		}
+	}
+	res.Elapsed = time.Since(start)
+	if done := st.Step - res.ResumedFrom; done > 0 {
+		res.StepsPerSec = float64(done) / res.Elapsed.Seconds()
+	}
+	finishBar()
+	if st.Step < cfg.Schedule.Steps {
+		// Interrupted (ctx) or stopped early (StopAfter): save where we are
+		// unless this step was just saved.
+		res.Interrupted = true
+		if res.Checkpoint == "" || res.Checkpoint != filepath.Join(cfg.Dir, StepDirName(st.Step)) {
+			if err := save(); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// validate returns the mean loss terms over the validation batches, with
+// the tape's recording off. The tape's memory is reused; training state is
+// untouched.
+func validate(tp *tensor.Tape, cfg Config) LossValues {
+	tp.SetGrad(false)
+	defer tp.SetGrad(true)
+	var sum LossValues
+	for _, vb := range cfg.Val.Batches {
+		tp.Reset()
+		x := tp.FromHost(vb.In, vb.InShape...)
+		y := tp.FromHost(vb.Tgt, vb.TgtShape...)
+		pred, aux := cfg.Model.Forward(tp, x)
+		v := cfg.Loss.Loss(tp, pred, y, aux).Values(cfg.Backend)
+		sum.Total += v.Total
+		sum.MSE += v.MSE
+		sum.H1 += v.H1
+		sum.CBC += v.CBC
+	}
+	tp.Reset()
+	k := float64(len(cfg.Val.Batches))
+	return LossValues{Total: sum.Total / k, MSE: sum.MSE / k, H1: sum.H1 / k, CBC: sum.CBC / k}
+}
+
+// sparMeans returns the batch means of the keep-ratio rho and the contrast
+// c of each routing level from SPARKeep's [B, 3] = (c, rho, k) statistics.
+func sparMeans(b tensor.Backend, stats []*tensor.Tensor) (rho, contrast []float64) {
+	for _, s := range stats {
+		h := tensor.ToHost(b, s)
+		var r, c float64
+		rows := s.Shape[0]
+		for i := range rows {
+			c += float64(h[3*i])
+			r += float64(h[3*i+1])
+		}
+		rho = append(rho, r/float64(rows))
+		contrast = append(contrast, c/float64(rows))
+	}
+	return rho, contrast
+}
+
+// skipBatches moves the stream past the first n batches.
+func skipBatches(ctx context.Context, src Batches, n int, in, tgt []float32) error {
+	if s, ok := src.(Skipper); ok {
+		if err := s.Skip(n); err != nil {
+			return fmt.Errorf("train: resume: skipping %d batches: %w", n, err)
+		}
+		return nil
+	}
+	for i := range n {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("train: resume: interrupted while replaying the data order (%d of %d batches)", i, n)
+		}
+		if err := src.Next(in, tgt); err != nil {
+			return fmt.Errorf("train: resume: replaying batch %d of %d: %w", i+1, n, err)
+		}
+	}
+	return nil
+}
+
+// checkCompatible refuses a checkpoint of another task, model, parameter
+// count, schedule, optimizer or batch stream: resuming it could not give
+// the uninterrupted run. Errors name both sides.
+func checkCompatible(dir string, ck, now State) error {
+	mismatch := func(what string, a, b any) error {
+		return fmt.Errorf("train: checkpoint %s is from another run: %s %v there, %v here", dir, what, a, b)
+	}
+	switch {
+	case ck.Task != now.Task:
+		return mismatch("task", q(ck.Task), q(now.Task))
+	case ck.Model != now.Model:
+		return mismatch("model", q(ck.Model), q(now.Model))
+	case ck.Params != now.Params:
+		return mismatch("parameter count", ck.Params, now.Params)
+	case ck.Schedule != now.Schedule:
+		return mismatch("schedule (lr, warmup, steps)", fmt.Sprintf("%g, %d, %d", ck.Schedule.Peak, ck.Schedule.Warmup, ck.Schedule.Steps),
+			fmt.Sprintf("%g, %d, %d", now.Schedule.Peak, now.Schedule.Warmup, now.Schedule.Steps))
+	case ck.Optim != now.Optim:
+		return mismatch("AdamW settings", fmt.Sprintf("%+v", ck.Optim), fmt.Sprintf("%+v", now.Optim))
+	case ck.Data.Seed != now.Data.Seed || ck.Data.Batch != now.Data.Batch:
+		return mismatch("data seed and batch", fmt.Sprintf("%d, %d", ck.Data.Seed, ck.Data.Batch), fmt.Sprintf("%d, %d", now.Data.Seed, now.Data.Batch))
+	case ck.Step > now.Schedule.Steps:
+		return mismatch("step", ck.Step, fmt.Sprintf("a run of %d steps", now.Schedule.Steps))
+	}
+	return nil
+}
+
+func q(s string) string { return fmt.Sprintf("%q", s) }
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// trimLog drops log records after step (written after the checkpoint a
+// run resumes from), so the log of a resumed run reads as one run.
+func trimLog(path string, step int) error {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("train: log: %w", err)
+	}
+	var kept []byte
+	for line := range bytes.Lines(raw) {
+		var r struct {
+			Step int `json:"step"`
+		}
+		if json.Unmarshal(line, &r) != nil || r.Step > step {
+			break // a torn last line, or the records after the checkpoint
+		}
+		kept = append(kept, line...)
+	}
+	if len(kept) == len(raw) {
+		return nil
+	}
+	return writeAtomic(path, kept)
+}
