@@ -1,0 +1,101 @@
+package train
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"uhno/configs"
+	"uhno/internal/config"
+	"uhno/internal/cpu"
+	"uhno/internal/model"
+	"uhno/internal/tensor"
+)
+
+// BenchmarkTrainStep times one whole training step as Run performs it:
+// upload a batch, forward, the loss of Eq. loss (MSE + H1 + CBC), backward,
+// the AdamW update and clearing the gradients. It is the Go side of
+// scripts/compare_train_step.sh, which times the PyTorch yardstick's
+// bench_torch.py step at the same configurations in the same run:
+//
+//   - burgers/uhno-C0=32: the paper's text (6.70M parameters)
+//   - burgers/uhno-C0=10: the paper's stated budget (--params 0.62M)
+//   - burgers/fno-width=58: FNO matched to that budget
+func BenchmarkTrainStep(b *testing.B) {
+	c := benchConfig(b, "burgers")
+	full, err := model.SpecFromConfig(c, 1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	budget, err := model.UHNOForBudget(full, 620000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fno, err := model.FNOForBudget(model.FNOSpecFor(budget, 0), model.CountUHNO(budget))
+	if err != nil {
+		b.Fatal(err)
+	}
+	be := cpu.New(0)
+	cases := []struct {
+		name  string
+		build func() (model.Model, error)
+	}{
+		{fmt.Sprintf("burgers/uhno-C0=%d", full.C0), func() (model.Model, error) { return model.NewUHNO(be, full, 1) }},
+		{fmt.Sprintf("burgers/uhno-C0=%d", budget.C0), func() (model.Model, error) { return model.NewUHNO(be, budget, 1) }},
+		{fmt.Sprintf("burgers/fno-width=%d", fno.Width), func() (model.Model, error) { return model.NewFNO(be, fno, 1) }},
+	}
+	lc := LossConfigFor(c)
+	shape := []int{c.Optim.Batch, 1, c.PDE.Grid[0]}
+	r := rand.New(rand.NewPCG(1, 2))
+	in, tgt := make([]float32, tensor.Numel(shape)), make([]float32, tensor.Numel(shape))
+	for i := range in {
+		in[i], tgt[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+	}
+	for _, cs := range cases {
+		m, err := cs.build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ps := m.Params()
+		pdata, pgrad, n := ps.Flat()
+		mom, vel := be.Alloc(n), be.Alloc(n)
+		b.Run(cs.name, func(b *testing.B) {
+			tp := tensor.NewTape(be)
+			step := 0
+			for b.Loop() {
+				step++
+				tp.Reset()
+				x := tp.FromHost(in, shape...)
+				y := tp.FromHost(tgt, shape...)
+				pred, aux := m.Forward(tp, x)
+				terms := lc.Loss(tp, pred, y, Aux{ZF: aux.ZF, ZG: aux.ZG, Stats: aux.Stats})
+				tp.Backward(terms.Total)
+				be.AdamW(pdata, pgrad, mom, vel, n, tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4, Step: step})
+				ps.ZeroGrad()
+			}
+			b.ReportMetric(float64(ps.Count()), "params")
+		})
+	}
+}
+
+// benchConfig is a task's built-in configuration, validated.
+func benchConfig(b *testing.B, task string) config.Config {
+	raw, err := configs.Read(task)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var vals map[string]any
+	if err := yaml.Unmarshal(raw, &vals); err != nil {
+		b.Fatal(err)
+	}
+	var c config.Config
+	if err := config.Apply(&c, vals, task+".yaml"); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
