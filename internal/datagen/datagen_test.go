@@ -8,38 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
-	"uhno/configs"
 	"uhno/internal/config"
+	"uhno/internal/config/configtest"
 	"uhno/internal/data"
 	"uhno/internal/data/h5/h5test"
 )
 
-// builtin returns a task's embedded configuration, validated, with the
-// given keys overridden (as --set would).
-func builtin(t *testing.T, task string, sets map[string]any) config.Config {
-	t.Helper()
-	raw, err := configs.Read(task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := yaml.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	var c config.Config
-	if err := config.Apply(&c, m, task+".yaml"); err != nil {
-		t.Fatal(err)
-	}
-	if err := config.Apply(&c, sets, "test"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+// builtin is configtest.Builtin: a task's embedded configuration with
+// overrides, validated.
+var builtin = configtest.Builtin
 
 // TestGeneratorForEveryTask: every built-in configuration maps onto its
 // solver with the configured shapes (cfd3d has none and says where its

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
-	"uhno/configs"
 	"uhno/internal/config"
+	"uhno/internal/config/configtest"
 	"uhno/internal/tensor"
 )
 
@@ -37,27 +35,8 @@ var yardstickCounts = []struct {
 	{"ns2d", 10, map[string]int{"full": 64266460}, 167, 64391950},
 }
 
-// taskConfig loads a built-in task configuration the way the CLI does
-// (YAML onto a zero Config, then Validate).
-func taskConfig(t testing.TB, task string) config.Config {
-	t.Helper()
-	raw, err := configs.Read(task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vals map[string]any
-	if err := yaml.Unmarshal(raw, &vals); err != nil {
-		t.Fatal(err)
-	}
-	var c config.Config
-	if err := config.Apply(&c, vals, task+".yaml"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+// taskConfig is a task's built-in configuration, validated.
+func taskConfig(t testing.TB, task string) config.Config { return configtest.Builtin(t, task, nil) }
 
 // TestPaperCounts checks CountUHNO against the yardstick's counts for the
 // paper's configurations (every mode) and the matched FNO widths.

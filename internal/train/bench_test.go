@@ -5,10 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
-	"uhno/configs"
 	"uhno/internal/config"
+	"uhno/internal/config/configtest"
 	"uhno/internal/cpu"
 	"uhno/internal/model"
 	"uhno/internal/tensor"
@@ -81,21 +79,4 @@ func BenchmarkTrainStep(b *testing.B) {
 }
 
 // benchConfig is a task's built-in configuration, validated.
-func benchConfig(b *testing.B, task string) config.Config {
-	raw, err := configs.Read(task)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var vals map[string]any
-	if err := yaml.Unmarshal(raw, &vals); err != nil {
-		b.Fatal(err)
-	}
-	var c config.Config
-	if err := config.Apply(&c, vals, task+".yaml"); err != nil {
-		b.Fatal(err)
-	}
-	if err := c.Validate(); err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
+func benchConfig(b *testing.B, task string) config.Config { return configtest.Builtin(b, task, nil) }
