@@ -7,21 +7,7 @@
 #
 #   bash scripts/compare_torch.sh [--openblas]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export PATH=$PATH:/usr/local/go/bin
-yard=${YARDSTICK:-../shared/yardstick}
-threads=${THREADS:-2}
-out=$(mktemp -d)
-
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  apt-get install -y --no-install-recommends python3-torch python3-numpy >/dev/null
-fi
-ld=""
-if [[ "${1:-}" == "--openblas" ]]; then
-  ob=$out/openblas
-  mkdir -p "$ob" && (cd "$ob" && apt-get download libopenblas0-pthread >/dev/null && dpkg -x libopenblas0-pthread_*.deb root)
-  ld=$ob/root/usr/lib/x86_64-linux-gnu/openblas-pthread
-fi
+source "$(dirname "$0")/torch_env.sh"
 
 # Our side goes through the tape (as PyTorch's autograd does): SpectralConv,
 # Pointwise and SPARGate fwd and fwd+bwd; GaussianConv at T2 (two threads) fwd and tape_fwd+bwd.
