@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -173,31 +172,12 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		return err
 	}
 	rec.Data, rec.Stride = path, stride
-	ds, err := data.Open(path, data.Options{Stride: stride, Frames: cfg.Data.Snapshots})
+	td, err := openTaskData(cfg, path, stride, dataDir)
 	if err != nil {
 		return err
 	}
-	defer ds.Close()
-	if !slices.Equal(ds.Grid(), cfg.PDE.Grid) {
-		return fmt.Errorf("train: %s has grid %v after stride %d, the configuration's pde.grid is %v", path, ds.Grid(), stride, cfg.PDE.Grid)
-	}
-	split, err := data.NewSplit(ds.Len(), cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories, data.SplitSeeded, uint64(cfg.Seed))
-	if err != nil {
-		return err
-	}
-	plan, err := ds.Plan(data.Sampling{Inputs: cfg.Data.Inputs, Outputs: cfg.Data.Outputs,
-		History: cfg.Data.History, Pairs: cfg.Data.PairsPerTrajectory})
-	if err != nil {
-		return err
-	}
-	sidecar := data.StatsPath(path)
-	if filepath.Dir(path) != dataDir { // a PDEBench file elsewhere: keep its statistics in the cache
-		sidecar = filepath.Join(dataDir, filepath.Base(path)+".stats.json")
-	}
-	stats, _, err := data.LoadOrComputeStats(plan, split.Train, sidecar)
-	if err != nil {
-		return err
-	}
+	defer td.ds.Close()
+	ds, split, plan, stats := td.ds, td.split, td.plan, td.stats
 	batcher, err := data.NewBatcher(plan, split.Train, data.BatchOptions{Batch: cfg.Optim.Batch, Seed: uint64(cfg.Seed), Stats: &stats})
 	if err != nil {
 		return err

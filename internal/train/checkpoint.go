@@ -563,3 +563,23 @@ func firstOr(s []string) string {
 	}
 	return s[0]
 }
+
+// LoadWeights reads the checkpoint that path names (a step directory or a
+// run directory), verifies every file against its manifest, checks that
+// its weights are those of model m (the architecture's name, and every
+// parameter's name and shape) and uploads them into m's parameters. It
+// returns the checkpoint's State and directory. Evaluation uses it; the
+// optimizer moments are read and verified but not kept.
+func LoadWeights(path string, m Model, b tensor.Backend) (State, string, error) {
+	ck, dir, err := loadCheckpoint(path)
+	if err != nil {
+		return State{}, "", err
+	}
+	if ck.State.Model != m.Name() {
+		return State{}, "", fmt.Errorf("train: checkpoint %s holds model %s, not %s", dir, ck.State.Model, m.Name())
+	}
+	if err := ck.restoreWeights(dir, m.Params().List(), b, m.Name()); err != nil {
+		return State{}, "", err
+	}
+	return ck.State, dir, nil
+}

@@ -283,3 +283,26 @@ func TestInterruptedSave(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadWeights loads a checkpoint's weights for evaluation and refuses
+// a model of another architecture, naming both.
+func TestLoadWeights(t *testing.T) {
+	dir := t.TempDir()
+	m, _, _, st, err := savedRun(t, dir, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cpu.New(1)
+	other := newTinyModel(b, 1, 1, 8, 99)
+	got, ckDir, err := LoadWeights(dir, other, b)
+	if err != nil || got.Step != st.Step || ckDir != filepath.Join(dir, "step-00000005") {
+		t.Fatalf("LoadWeights: step %d, dir %s, %v", got.Step, ckDir, err)
+	}
+	if !bitsEqual(other.p.host(), m.p.host()) {
+		t.Fatal("weights differ after LoadWeights")
+	}
+	_, _, err = LoadWeights(dir, renamed{newTinyModel(b, 1, 1, 8, 99)}, b)
+	if want := "train: checkpoint " + ckDir + " holds model tiny, not tiny2"; err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}

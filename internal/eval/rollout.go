@@ -1,0 +1,241 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"uhno/internal/data"
+	"uhno/internal/model"
+	"uhno/internal/tensor"
+)
+
+// Source is the test data a rollout runs on.
+type Source struct {
+	// Plan is the training run's sampling (fields, history H) on the data
+	// file; the rollout reads whole trajectories through its dataset.
+	Plan *data.Plan
+	// Trajs are the test trajectories of the training run's split.
+	Trajs []int
+	// Stats normalises the model's inputs and de-normalises its outputs
+	// exactly as in training (nil: the model works in physical units).
+	// Metrics are computed in physical units.
+	Stats *data.Stats
+	// Grid is the layout of one predicted frame (Channels = the target
+	// fields) with the task's grid spacing and boundary type, for the
+	// metrics.
+	Grid Grid
+}
+
+// RolloutOptions control Rollout.
+type RolloutOptions struct {
+	// Steps is the rollout length in steps of the training step size (25
+	// in 1D, 10 in 2D, 20 in 3D by the paper's protocol); static data
+	// (Darcy) takes a single prediction and ignores it.
+	Steps int
+	// Batch is the number of trajectories advanced together.
+	Batch int
+	// Rule and Lags are the crash rule and structure-function lags
+	// (DefaultCrashRule, DefaultLags when zero).
+	Rule CrashRule
+	Lags []int
+	// Progress, when set, is called after each batch with the number of
+	// trajectories done and the total.
+	Progress func(done, total int)
+}
+
+// Sample is one test trajectory kept whole for the figures: the truth and
+// the prediction at every step (physical units, Grid layout) and the SPAR
+// routing masks of the last step's prediction per stage (U-HNO only).
+type Sample struct {
+	Traj        int
+	Truth, Pred [][]float32
+	Stages      []string
+	Masks       [][]float32
+	MaskShapes  [][]int
+}
+
+// Outcome is what a rollout produced: the metrics of every test
+// trajectory, in the order of Source.Trajs, and the first trajectory kept
+// whole.
+type Outcome struct {
+	Steps   int
+	Static  bool
+	Trajs   []int
+	Metrics []*TrajectoryMetrics
+	Sample  *Sample
+}
+
+// RolloutSpan is the number of leading frames a rollout of steps steps
+// from H history frames reads: H + steps.
+func RolloutSpan(history, steps int) int { return history + steps }
+
+// CheckRollout reports whether the plan's data are long enough for a
+// rollout of steps steps, with an error naming both sides.
+func CheckRollout(p *data.Plan, steps int) error {
+	if p.Static() {
+		return nil
+	}
+	if steps < 1 {
+		return fmt.Errorf("eval: a rollout of %d steps, want >= 1", steps)
+	}
+	frames, h := p.Dataset().Frames(), p.History()
+	if need := RolloutSpan(h, steps); need > frames {
+		return fmt.Errorf("eval: a rollout of %d steps from %d history frames needs %d frames per trajectory; %s has %d (at most %d steps)",
+			steps, h, need, p.Dataset().Path(), frames, frames-h)
+	}
+	return nil
+}
+
+// Rollout evaluates model m autoregressively on the test trajectories of
+// src (paper Sec. 4, "Evaluation"): the first H frames of each trajectory
+// go in (normalised as in training), the prediction of the next frame is
+// fed back in place of the oldest input frame, and every predicted frame
+// is scored against the truth in physical units with TrajectoryMetrics.
+// Static data (Darcy) get a single prediction a -> u. Trajectories are
+// advanced in batches with gradient recording off, streaming: only the
+// current batch's frames are held, apart from the kept Sample.
+func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, opt RolloutOptions) (*Outcome, error) {
+	p := src.Plan
+	static := p.Static()
+	steps := opt.Steps
+	if static {
+		steps = 1
+	}
+	if err := CheckRollout(p, steps); err != nil {
+		return nil, err
+	}
+	if opt.Batch < 1 {
+		return nil, fmt.Errorf("eval: rollout batch %d, want >= 1", opt.Batch)
+	}
+	if len(src.Trajs) == 0 {
+		return nil, fmt.Errorf("eval: %s: no test trajectories to roll out", p.Dataset().Path())
+	}
+	if err := src.Grid.Validate(); err != nil {
+		return nil, err
+	}
+	inCh, outCh := p.InputChannels(), p.TargetChannels()
+	h := p.History()
+	nIn := len(inCh) / h
+	if !static && !slices.Equal(inCh[:nIn], outCh) {
+		return nil, fmt.Errorf("eval: an autoregressive rollout needs the predicted fields to be the input fields; the model maps %v to %v", inCh[:nIn], outCh)
+	}
+	if src.Grid.Channels != len(outCh) || src.Grid.Len() != len(outCh)*p.Dataset().Points() {
+		return nil, fmt.Errorf("eval: metric grid of %d channels on %v does not fit the data's %d target fields on %v",
+			src.Grid.Channels, src.Grid.Shape, len(outCh), p.Dataset().Grid())
+	}
+	rule := opt.Rule
+	if rule == (CrashRule{}) {
+		rule = DefaultCrashRule
+	}
+
+	pts := p.Dataset().Points()
+	inLen, outLen := len(inCh)*pts, len(outCh)*pts
+	span := 1
+	if !static {
+		span = RolloutSpan(h, steps)
+	}
+	resident := p.Resident()
+	blockLen := span * len(resident) * pts
+	// u0 is the last input frame of the target fields (the state the
+	// rollout starts from): resident indices of the target fields.
+	outIdx := make([]int, len(outCh))
+	for j, f := range outCh {
+		outIdx[j] = slices.Index(resident, f)
+	}
+
+	out := &Outcome{Steps: steps, Static: static, Trajs: slices.Clone(src.Trajs)}
+	tp := tensor.NewTape(b)
+	defer tp.Release()
+	tp.SetGrad(false)
+	grid := p.Dataset().Grid()
+	scratchIn := make([]float32, inLen)
+
+	for lo := 0; lo < len(src.Trajs); lo += opt.Batch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		group := src.Trajs[lo:min(lo+opt.Batch, len(src.Trajs))]
+		nb := len(group)
+		blocks := make([][]float32, nb)
+		x := make([]float32, nb*inLen)
+		mets := make([]*TrajectoryMetrics, nb)
+		for k, tr := range group {
+			blocks[k] = make([]float32, blockLen)
+			if err := p.Dataset().ReadFrames(blocks[k], tr, 0, span, resident); err != nil {
+				return nil, err
+			}
+			tgt := make([]float32, outLen)
+			p.PairFrom(blocks[k], 0, x[k*inLen:(k+1)*inLen], tgt)
+			var u0 []float32
+			if !static {
+				u0 = frameOf(blocks[k], h-1, outIdx, len(resident), pts)
+			}
+			mets[k] = NewTrajectoryMetrics(src.Grid, u0, steps, rule, opt.Lags)
+		}
+		if src.Stats != nil {
+			src.Stats.Normalize(x, inCh, pts)
+		}
+		keep := lo == 0
+		if keep {
+			out.Sample = &Sample{Traj: group[0]}
+		}
+		truth := make([]float32, outLen)
+		for t := 1; t <= steps; t++ {
+			tp.Reset()
+			xt := tp.FromHost(x, append([]int{nb, len(inCh)}, grid...)...)
+			pred, aux := m.Forward(tp, xt)
+			y := tensor.ToHost(b, pred)
+			phys := slices.Clone(y)
+			if src.Stats != nil {
+				src.Stats.Denormalize(phys, outCh, pts)
+			}
+			for k := range group {
+				p.PairFrom(blocks[k], t-1, scratchIn, truth)
+				pk := phys[k*outLen : (k+1)*outLen]
+				mets[k].Add(t, pk, truth)
+				if keep && k == 0 {
+					out.Sample.Truth = append(out.Sample.Truth, slices.Clone(truth))
+					out.Sample.Pred = append(out.Sample.Pred, slices.Clone(pk))
+				}
+			}
+			if keep && t == steps {
+				keepMasks(out.Sample, b, aux)
+			}
+			if t < steps { // shift the window: drop the oldest frame, append the prediction
+				for k := range group {
+					xk := x[k*inLen : (k+1)*inLen]
+					copy(xk, xk[outLen:])
+					copy(xk[inLen-outLen:], y[k*outLen:(k+1)*outLen])
+				}
+			}
+		}
+		out.Metrics = append(out.Metrics, mets...)
+		if opt.Progress != nil {
+			opt.Progress(lo+nb, len(src.Trajs))
+		}
+	}
+	return out, nil
+}
+
+// frameOf copies frame f of the given resident fields out of a block laid
+// out [frames, fields, points].
+func frameOf(block []float32, f int, idx []int, fields, pts int) []float32 {
+	u := make([]float32, len(idx)*pts)
+	for j, i := range idx {
+		o := (f*fields + i) * pts
+		copy(u[j*pts:(j+1)*pts], block[o:o+pts])
+	}
+	return u
+}
+
+// keepMasks copies the first sample's routing mask of every SPAR stage.
+func keepMasks(s *Sample, b tensor.Backend, aux model.Aux) {
+	for i, mk := range aux.Masks {
+		all := tensor.ToHost(b, mk)
+		n := mk.SpatialSize()
+		s.Stages = append(s.Stages, aux.Stages[i])
+		s.Masks = append(s.Masks, slices.Clone(all[:n]))
+		s.MaskShapes = append(s.MaskShapes, slices.Clone(mk.Shape[2:]))
+	}
+}
