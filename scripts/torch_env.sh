@@ -9,8 +9,8 @@ yard=${YARDSTICK:-../shared/yardstick}
 threads=${THREADS:-2}
 out=$(mktemp -d)
 
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  apt-get install -y --no-install-recommends python3-torch python3-numpy >/dev/null
+if ! /usr/bin/python3 -c 'import torch, h5py' 2>/dev/null; then
+  apt-get install -y --no-install-recommends python3-torch python3-numpy python3-h5py >/dev/null
 fi
 ld=""
 if [[ "${1:-}" == "--openblas" ]]; then

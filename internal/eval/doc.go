@@ -115,7 +115,7 @@
 // trajectories, B = 10,000 resamples at 95% by default
 // (DefaultResamples, DefaultLevel), with quantiles interpolated linearly
 // between order statistics (numpy's default). Its draws come from math/rand/v2's
-// PCG seeded by the caller's seed (uhno passes the run's seed), so
+// PCG seeded by the caller's seed (`uhno eval --seed`, default 0), so
 // intervals are reproducible bit for bit. NaN values are skipped (undefined
 // values and crashed trajectories); ±Inf is kept. Wilson is the score
 // interval without continuity correction (Newcombe 1998, method 3), z from

@@ -54,7 +54,10 @@ type hostModel struct {
 }
 
 func (m hostModel) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, model.Aux) {
-	return tp.FromHost(m.fn(tensor.ToHost(m.b, x), x.Shape), x.Shape...), model.Aux{}
+	y := m.fn(tensor.ToHost(m.b, x), x.Shape)
+	shape := append([]int(nil), x.Shape...)
+	shape[1] = len(y) / (shape[0] * x.SpatialSize()) // the channels fn returned
+	return tp.FromHost(y, shape...), model.Aux{}
 }
 func (m hostModel) Params() *model.Params      { return nil }
 func (m hostModel) Name() string               { return m.name }
@@ -265,3 +268,138 @@ func TestSummarizeMeans(t *testing.T) {
 		t.Fatal("Summarize is not deterministic for a fixed seed")
 	}
 }
+
+// wave2D writes a 2D PDEBench-layout file (tensor [n, nt, nx, ny]) of a
+// wave moving one cell along x per frame.
+func wave2D(t *testing.T, n, nt, nx, ny int) string {
+	t.Helper()
+	u := make([]float32, n*nt*nx*ny)
+	for i := range n {
+		for f := range nt {
+			for x := range nx {
+				for y := range ny {
+					u[((i*nt+f)*nx+x)*ny+y] = float32(math.Sin(2*math.Pi*float64(x-f)/float64(nx)+0.5*float64(i)) * math.Cos(2*math.Pi*float64(y)/float64(ny)))
+				}
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "wave2d.h5")
+	if err := h5test.Write(path, []h5test.Dataset{
+		{Name: "tensor", Dims: []int{n, nt, nx, ny}, Data: u},
+		{Name: "x-coordinate", Dims: []int{nx}, Data: h5test.Coordinate(nx)},
+		{Name: "y-coordinate", Dims: []int{ny}, Data: h5test.Coordinate(ny)},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRolloutHistoryWindow: with H = 3 input frames the exact model must
+// shift the newest frame (the last channel); the window is refilled with
+// predictions oldest-out, so the rollout stays exact only when the window
+// is kept in order. A model that shifts the oldest frame instead is off by
+// the H-1 = 2 cells it lags.
+func TestRolloutHistoryWindow(t *testing.T) {
+	const n, nt, nx, ny, h, steps = 3, 12, 16, 8, 3, 9
+	ds, err := data.Open(wave2D(t, n, nt, nx, ny), data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	p, err := ds.Plan(data.Sampling{History: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cpu.New(1)
+	pts := nx * ny
+	shiftFrame := func(frame int) func([]float32, []int) []float32 {
+		return func(x []float32, shape []int) []float32 {
+			B, C := shape[0], shape[1]
+			out := make([]float32, B*pts)
+			for k := range B {
+				src := x[(k*C+frame)*pts:][:pts]
+				for i := range nx {
+					copy(out[k*pts+((i+1)%nx)*ny:][:ny], src[i*ny:][:ny])
+				}
+			}
+			return out
+		}
+	}
+	g := Grid{Channels: 1, Shape: []int{nx, ny}, Spacing: []float64{1.0 / nx, 1.0 / ny}, Periodic: true}
+	for _, c := range []struct {
+		name  string
+		frame int
+		want  float64
+	}{{"newest", h - 1, 0}, {"oldest", 0, 2 * math.Sin(math.Pi*2/nx)}} {
+		o, err := Rollout(context.Background(), hostModel{b: b, fn: shiftFrame(c.frame), name: c.name}, b,
+			Source{Plan: p, Trajs: []int{0, 1, 2}, Grid: g}, RolloutOptions{Steps: steps, Batch: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range o.Metrics {
+			// The oldest frame lags the newest by H-1 cells at every step.
+			if v := m.RelL2[0]; math.Abs(v-c.want) > 2e-6 {
+				t.Fatalf("%s: step 1 relL2 %.7f, want %.7f", c.name, v, c.want)
+			}
+			if c.frame == h-1 {
+				for s, v := range m.RelL2 {
+					if v > 2e-6 {
+						t.Fatalf("%s: step %d relL2 %g, want 0", c.name, s+1, v)
+					}
+				}
+			}
+		}
+	}
+	if err := CheckRollout(p, nt-h+1); err == nil {
+		t.Fatal("a rollout past the last frame was accepted")
+	}
+}
+
+// TestRolloutStatic: Darcy-like data give one prediction a -> u, scored
+// against u, with no rollout metrics (energy drift, crash rate).
+func TestRolloutStatic(t *testing.T) {
+	const n, gsz = 4, 8
+	path := filepath.Join(t.TempDir(), "2D_DarcyFlow_beta1.0_Train.hdf5")
+	if err := h5test.Darcy(path, n, gsz, gsz, 1.0); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := data.Open(path, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	p, err := ds.Plan(data.Sampling{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cpu.New(1)
+	identity := func(x []float32, _ []int) []float32 { return append([]float32(nil), x...) }
+	g := Grid{Channels: 1, Shape: []int{gsz, gsz}, Spacing: []float64{1.0 / gsz, 1.0 / gsz}, Periodic: false}
+	o, err := Rollout(context.Background(), hostModel{b: b, fn: identity, name: "id"}, b,
+		Source{Plan: p, Trajs: []int{1, 3}, Grid: g}, RolloutOptions{Steps: 25, Batch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Static || o.Steps != 1 {
+		t.Fatalf("static %v, steps %d", o.Static, o.Steps)
+	}
+	for k, tr := range []int{1, 3} {
+		a := make([]float32, pts(g))
+		u := make([]float32, pts(g))
+		if err := ds.ReadFrames(a, tr, 0, 1, []string{"nu"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ds.ReadFrames(u, tr, 0, 1, []string{"tensor"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := o.Metrics[k].RelL2[0], RelL2(a, u); len(o.Metrics[k].RelL2) != 1 || got != want {
+			t.Fatalf("trajectory %d: relL2 %v, want the single value %v", tr, o.Metrics[k].RelL2, want)
+		}
+	}
+	s := Summarize(o, BootstrapSpec{Resamples: 100, Level: 0.95})
+	if _, ok := s.Metrics[MetricEnergyDrift]; ok || s.CrashRate != nil || !s.Static {
+		t.Fatalf("static summary has rollout metrics: %+v", s)
+	}
+}
+
+func pts(g Grid) int { return g.Len() / g.Channels }
