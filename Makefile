@@ -9,7 +9,18 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build test bench setup clean
+# CUDA: nvcc 11.8 from Debian's nvidia-cuda-toolkit (GUIDE section 1);
+# PTX for compute capability 8.0, JIT-compiled by the driver for the GPU it
+# runs on (sm_90 on the H100).
+NVCC ?= nvcc
+NVCCFLAGS ?= -ccbin g++-11 -arch=compute_80 -O3 -std=c++14
+KERNELS := $(wildcard kernels/*.cu)
+PTX := $(patsubst kernels/%.cu,internal/cuda/ptx/%.ptx,$(KERNELS))
+# The CUDA binary links HDF5 statically so it runs on the GPU machine,
+# which has no HDF5 (GUIDE section 1); libcuda comes from the driver.
+CUDA_CGO_LDFLAGS := -Wl,-Bstatic -lhdf5_serial_hl -lhdf5_serial -lsz -laec -lz -Wl,-Bdynamic -lm -ldl
+
+.PHONY: build test bench setup clean kernels cuda cuda-test vet-cuda
 
 ## build: the CPU binary bin/uhno
 build:
@@ -23,6 +34,25 @@ test:
 ## bench: the benchmarks of the internal packages, no tests
 bench:
 	$(GO) test -run '^$$' -bench . ./internal/...
+
+## kernels: compile kernels/*.cu to PTX in internal/cuda/ptx (committed, embedded)
+kernels: $(PTX)
+
+internal/cuda/ptx/%.ptx: kernels/%.cu
+	@mkdir -p internal/cuda/ptx
+	$(NVCC) $(NVCCFLAGS) -ptx -o $@ $<
+
+## cuda: the GPU binary bin/uhno-cuda (needs the CUDA headers; runs only where a GPU is)
+cuda: kernels
+	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) build -tags cuda -ldflags "$(LDFLAGS)" -o bin/uhno-cuda ./cmd/uhno
+
+## cuda-test: the GPU test binaries, to run on the GPU machine
+cuda-test: kernels
+	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) test -c -tags cuda -o bin/cuda.test ./internal/cuda
+
+## vet-cuda: compile-check and vet the cuda build tag (needs the CUDA headers, not a GPU)
+vet-cuda:
+	$(GO) vet -tags cuda ./...
 
 ## setup: system packages (apt-get, as root) and Go modules
 setup:

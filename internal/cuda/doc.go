@@ -1,0 +1,39 @@
+// Package cuda is uhno's GPU backend: tensor.Backend on NVIDIA GPUs through
+// the CUDA driver API (gorgonia.org/cu v0.9.6) and hand-written kernels.
+//
+// # Build
+//
+// The backend itself is behind the build tag `cuda`: gorgonia.org/cu calls
+// cuInit in its package init and exits the process when no driver is
+// present, so it is linked only into the separate binary bin/uhno-cuda
+// (`make cuda`). The kernels are CUDA C in kernels/*.cu, compiled by
+// `make kernels` (nvcc 11.8, -arch=compute_80, PTX ISA 7.8) into
+// internal/cuda/ptx/*.ptx, which are committed and embedded in the binary;
+// the driver JIT-compiles them for the GPU it finds (sm_90 on the H100).
+// cuFFT is loaded at run time by internal/cuda/cufft (dlopen of
+// libcufft.so.12, .11 or .10), so one binary runs against the CUDA 13
+// libraries of the GPU machine although it was built with CUDA 11.8.
+//
+// The files of this package without the tag hold what can be checked on
+// any machine: the launch geometry of every kernel (geometry.go), tested
+// in CI. internal/cuda/alloc (the caching allocator) and
+// internal/cuda/cufft (the loader's error path) are tested the same way.
+//
+// # Design
+//
+//   - One context, one stream. Every operation is asynchronous on the
+//     stream; only Download (and the host reads it implies) synchronises.
+//   - Memory comes from a caching allocator (internal/cuda/alloc): after
+//     the first training step no cuMemAlloc is made.
+//   - Kernels are plain and coarse, one per paper operation and direction
+//     (llm.c style): a whole spectral mode mixing, a whole Gaussian branch
+//     convolution, a whole SPAR gate, each readable top to bottom.
+//   - Nothing an operation needs is read back to the host: the Gaussian
+//     support radii and normalisers are computed on the device from
+//     log sigma, and SPAR's keep-ratio, k and top-k mask are computed per
+//     sample on the device. A training step is therefore a fixed sequence
+//     of launches that a CUDA graph can capture.
+//   - Numerics follow the CPU backend (internal/cpu), the reference each
+//     kernel is tested against on random inputs (the cuda-tagged tests,
+//     built with `go test -c -tags cuda` and run on the GPU machine).
+package cuda
