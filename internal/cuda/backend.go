@@ -256,19 +256,23 @@ func (b *Backend) launch(name string, g Geometry, args ...arg) {
 		}
 	}
 	b.bind()
-	res := C.uhno_launch(C.CUfunction(unsafe.Pointer(uintptr(fnHandle(fn)))),
+	res := C.uhno_launch(fnHandle(fn),
 		C.uint(g.Grid.X), C.uint(g.Grid.Y), C.uint(g.Grid.Z),
 		C.uint(g.Block.X), C.uint(g.Block.Y), C.uint(g.Block.Z), C.uint(g.Shared),
-		C.CUstream(unsafe.Pointer(uintptr(streamHandle(b.stream)))), b.args, b.argp, C.int(len(args)))
+		streamHandle(b.stream), b.args, b.argp, C.int(len(args)))
 	if res != C.CUDA_SUCCESS {
 		panic(fmt.Sprintf("cuda: launching %s (grid %v, block %v, shared %d): %s", name, g.Grid, g.Block, g.Shared, C.GoString(C.uhno_error_name(res))))
 	}
 }
 
 // fnHandle and streamHandle extract the driver handles from gorgonia's
-// wrappers (single-field structs holding the C handle).
-func fnHandle(f cu.Function) uintptr   { return *(*uintptr)(unsafe.Pointer(&f)) }
-func streamHandle(s cu.Stream) uintptr { return *(*uintptr)(unsafe.Pointer(&s)) }
+// wrappers, single-field structs holding the C handle (gorgonia's own C
+// types are not visible outside its package).
+func fnHandle(f cu.Function) C.CUfunction { return *(*C.CUfunction)(unsafe.Pointer(&f)) }
+func streamHandle(s cu.Stream) C.CUstream { return *(*C.CUstream)(unsafe.Pointer(&s)) }
+
+// StreamHandle is the raw CUstream, for cuFFT's SetStream.
+func (b *Backend) StreamHandle() uintptr { return uintptr(unsafe.Pointer(streamHandle(b.stream))) }
 
 // buf returns the device storage of a tensor (nil for a nil tensor).
 func buf(t *tensor.Tensor) *Buf {

@@ -17,6 +17,7 @@ package cufft
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <stdint.h>
 
 typedef int cufftHandle;
 typedef int cufftResult;
@@ -36,8 +37,8 @@ static void *uhno_dlsym(void *h, const char *s) { return dlsym(h, s); }
 static cufftResult call_planMany(void *f, cufftHandle *plan, int rank, int *n, int batch, cufftType type) {
 	return ((planMany_t)f)(plan, rank, n, NULL, 1, 0, NULL, 1, 0, type, batch);
 }
-static cufftResult call_setStream(void *f, cufftHandle plan, void *stream) { return ((setStream_t)f)(plan, stream); }
-static cufftResult call_exec(void *f, cufftHandle plan, void *in, void *out) { return ((execR2C_t)f)(plan, in, out); }
+static cufftResult call_setStream(void *f, cufftHandle plan, uintptr_t stream) { return ((setStream_t)f)(plan, (void *)stream); }
+static cufftResult call_exec(void *f, cufftHandle plan, uintptr_t in, uintptr_t out) { return ((execR2C_t)f)(plan, (void *)in, (void *)out); }
 static cufftResult call_destroy(void *f, cufftHandle plan) { return ((destroy_t)f)(plan); }
 static cufftResult call_version(void *f, int *v) { return ((version_t)f)(v); }
 */
@@ -159,17 +160,17 @@ func (l *Lib) PlanMany(n []int, batch int, typ Type) (Handle, error) {
 
 // SetStream binds a plan to a CUDA stream (a CUstream handle).
 func (l *Lib) SetStream(h Handle, stream uintptr) error {
-	return check("cufftSetStream", C.call_setStream(l.setStream, C.cufftHandle(h), unsafe.Pointer(stream)))
+	return check("cufftSetStream", C.call_setStream(l.setStream, C.cufftHandle(h), C.uintptr_t(stream)))
 }
 
 // ExecR2C runs a real-to-complex plan from device address in to out.
 func (l *Lib) ExecR2C(h Handle, in, out uintptr) error {
-	return check("cufftExecR2C", C.call_exec(l.execR2C, C.cufftHandle(h), unsafe.Pointer(in), unsafe.Pointer(out)))
+	return check("cufftExecR2C", C.call_exec(l.execR2C, C.cufftHandle(h), C.uintptr_t(in), C.uintptr_t(out)))
 }
 
 // ExecC2R runs a complex-to-real plan (unnormalised, as cuFFT defines it).
 func (l *Lib) ExecC2R(h Handle, in, out uintptr) error {
-	return check("cufftExecC2R", C.call_exec(l.execC2R, C.cufftHandle(h), unsafe.Pointer(in), unsafe.Pointer(out)))
+	return check("cufftExecC2R", C.call_exec(l.execC2R, C.cufftHandle(h), C.uintptr_t(in), C.uintptr_t(out)))
 }
 
 // Destroy releases a plan.
