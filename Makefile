@@ -50,9 +50,17 @@ cuda: kernels
 cuda-test: kernels
 	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) test -c -tags cuda -o bin/cuda.test ./internal/cuda
 
-## vet-cuda: compile-check and vet the cuda build tag (needs the CUDA headers, not a GPU)
+## vet-cuda: compile-check and vet the cuda build tag (needs the CUDA headers, not a GPU;
+## without /usr/include/cuda.h, scripts/cuda_headers.sh unpacks them into .cache/cuda)
 vet-cuda:
-	$(GO) vet -tags cuda ./...
+	@if [ -f /usr/include/cuda.h ]; then \
+		echo "$(GO) vet -tags cuda ./..."; \
+		$(GO) vet -tags cuda ./...; \
+	else \
+		flags="$$(bash scripts/cuda_headers.sh)" && eval "$$flags" && \
+		echo "$$flags" && echo "$(GO) vet -tags cuda ./..." && \
+		$(GO) vet -tags cuda ./...; \
+	fi
 
 ## setup: system packages (apt-get, as root) and Go modules
 setup:

@@ -80,9 +80,9 @@ func doctorRun(ctx context.Context, opts *doctorOptions) error {
 		{"os/arch", runtime.GOOS + "/" + runtime.GOARCH},
 		{"cpu cores", fmt.Sprintf("%d (GOMAXPROCS %d)", p.NumCPU(), p.GOMAXPROCS())},
 		{"backends", strings.Join(compiledBackends(), ", ")},
-		{"GPU", gpuBuildNote},
-		{"GPU device", gpuDeviceLine(ctx, p)},
 	}
+	rows = append(rows, gpuRows(ctx, p)...)
+	rows = append(rows, [2]string{"GPU device", gpuDeviceLine(ctx, p)})
 	for _, r := range rows {
 		if _, err := fmt.Fprintf(opts.Out, "%-11s %s\n", r[0], r[1]); err != nil {
 			return fmt.Errorf("doctor: write report: %w", err)

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
-	"uhno/internal/cpu"
 	"uhno/internal/datagen"
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
@@ -225,7 +224,15 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	backend := cpu.New(threads)
+	backend, closeBackend, err := newBackend(threads)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := closeBackend(); err != nil {
+			fmt.Fprintf(opts.Err, "warning: %v\n", err)
+		}
+	}()
 	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
 	res := evalResults{Format: evalFormat, Version: version, Task: cfg0.Task, Steps: steps, HorizonMult: opts.HorizonMult,
 		Data: cks[0].rec.Data, Trajs: len(trajs)}

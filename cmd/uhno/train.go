@@ -15,10 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
-	"uhno/internal/cpu"
 	"uhno/internal/data"
 	"uhno/internal/datagen"
 	"uhno/internal/model"
+	"uhno/internal/tensor"
 	"uhno/internal/train"
 )
 
@@ -165,7 +165,15 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	backend := cpu.New(threads)
+	backend, closeBackend, err := newBackend(threads)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := closeBackend(); err != nil {
+			fmt.Fprintf(opts.Err, "warning: %v\n", err)
+		}
+	}()
 
 	path, stride, dataDir, err := trainData(ctx, cfg, opts, rec)
 	if err != nil {
@@ -340,7 +348,7 @@ func trainData(ctx context.Context, cfg config.Config, opts *trainOptions, rec b
 // buildModel builds the model a fresh run asks for (recording its spec in
 // rec) or the one rec describes on resume, and describes it in one line
 // with its parameter count.
-func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRecord, b *cpu.Backend) (model.Model, string, error) {
+func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRecord, b tensor.Backend) (model.Model, string, error) {
 	seed := uint64(cfg.Seed)
 	if rec.UHNO == nil && rec.FNO == nil { // a fresh run: derive the specs
 		spec, err := model.SpecFromConfig(cfg, in, out)

@@ -34,6 +34,26 @@ func topKInto(mask, scores []float32, k int, scratch []float32) {
 	slices.Sort(scratch)
 	t := scratch[len(scores)-k]
 	kept := 0
+	if t != t {
+		// k reaches into the NaNs, which sort smallest: keep every number,
+		// then NaNs in index order until k are kept.
+		for i, v := range scores {
+			if v == v {
+				mask[i] = 1
+				kept++
+			}
+		}
+		for i, v := range scores {
+			if kept == k {
+				break
+			}
+			if v != v {
+				mask[i] = 1
+				kept++
+			}
+		}
+		return
+	}
 	for i, v := range scores {
 		if v > t {
 			mask[i] = 1

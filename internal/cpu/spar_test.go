@@ -217,3 +217,32 @@ func TestSPARRouteGrad(t *testing.T) {
 		})
 	}
 }
+
+// TestTopKNaN: NaN scores count as the smallest; when k reaches into them,
+// every number is kept and NaNs fill up in index order, so exactly k
+// positions are kept whatever the NaNs.
+func TestTopKNaN(t *testing.T) {
+	nan := float32(math.NaN())
+	b := cpu.New(1)
+	s := tensor.NewLeaf(b, "s", []float32{1, nan, 3, nan, 2}, 1, 1, 5)
+	mask := tensor.NewLeaf(b, "mask", make([]float32, 5), 1, 1, 5)
+	cases := []struct {
+		k    int
+		want []float32
+	}{
+		{1, []float32{0, 0, 1, 0, 0}},
+		{3, []float32{1, 0, 1, 0, 1}},
+		{4, []float32{1, 1, 1, 0, 1}},
+		{5, []float32{1, 1, 1, 1, 1}},
+	}
+	for _, c := range cases {
+		b.TopKMask(mask, s, []int{c.k})
+		got := tensor.ToHost(b, mask)
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("k=%d: mask %v, want %v", c.k, got, c.want)
+				break
+			}
+		}
+	}
+}

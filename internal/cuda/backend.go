@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"unsafe"
@@ -175,16 +176,29 @@ func ptxEntries(src string) []string {
 	return names
 }
 
-// bind makes the backend's context current on this OS thread.
+// bind makes the backend's context current on this OS thread. Callers
+// hold the thread (enter, or runtime.LockOSThread) so that the driver
+// calls that follow run on the same thread.
 func (b *Backend) bind() {
 	if err := cu.SetCurrentContext(b.ctx); err != nil {
 		panic(fmt.Sprintf("cuda: set context: %v", err))
 	}
 }
 
+// enter locks the calling goroutine to its OS thread and binds the
+// context; the returned function unlocks. Every method that calls the
+// driver starts with `defer b.enter()()`: a goroutine may otherwise move
+// to another thread between two cgo calls and find no context there.
+// Locks nest, so methods may call each other.
+func (b *Backend) enter() func() {
+	runtime.LockOSThread()
+	defer b.enter()()
+	return runtime.UnlockOSThread
+}
+
 // Close releases the cached memory, the FFT plans and the context.
 func (b *Backend) Close() error {
-	b.bind()
+	defer b.enter()()
 	var err error
 	for _, c := range b.closers {
 		if cerr := c(); err == nil {
@@ -255,7 +269,7 @@ func (b *Backend) launch(name string, g Geometry, args ...arg) {
 			panic(fmt.Sprintf("cuda: kernel %s: parameter %d has type %T", name, i, a))
 		}
 	}
-	b.bind()
+	defer b.enter()()
 	res := C.uhno_launch(fnHandle(fn),
 		C.uint(g.Grid.X), C.uint(g.Grid.Y), C.uint(g.Grid.Z),
 		C.uint(g.Block.X), C.uint(g.Block.Y), C.uint(g.Block.Z), C.uint(g.Shared),
@@ -284,7 +298,7 @@ func buf(t *tensor.Tensor) *Buf {
 
 // Alloc implements tensor.Backend: zero-filled device memory from the cache.
 func (b *Backend) Alloc(n int) tensor.Storage {
-	b.bind()
+	defer b.enter()()
 	p, err := b.mem.Get(int64(max(n, 1)) * 4)
 	if err != nil {
 		panic(fmt.Sprintf("cuda: Alloc(%d floats): %v", n, err))
@@ -324,7 +338,7 @@ func (b *Backend) Upload(dst tensor.Storage, src []float32) {
 	if len(src) == 0 {
 		return
 	}
-	b.bind()
+	defer b.enter()()
 	d := dst.(*Buf)
 	if len(src) > d.n {
 		panic(fmt.Sprintf("cuda: Upload of %d values into %d", len(src), d.n))
@@ -340,7 +354,7 @@ func (b *Backend) Download(dst []float32, src tensor.Storage) {
 	if len(dst) == 0 {
 		return
 	}
-	b.bind()
+	defer b.enter()()
 	s := src.(*Buf)
 	if len(dst) > s.n {
 		panic(fmt.Sprintf("cuda: Download of %d values from %d", len(dst), s.n))
@@ -364,7 +378,7 @@ func (b *Backend) Zero(s tensor.Storage) {
 	if v.n == 0 {
 		return
 	}
-	b.bind()
+	defer b.enter()()
 	if err := cu.MemsetD32Async(v.ptr, 0, int64(v.n), b.stream); err != nil {
 		panic(fmt.Sprintf("cuda: Zero: %v", err))
 	}
@@ -379,7 +393,7 @@ func (b *Backend) Copy(dst, src tensor.Storage) {
 	if d.n == 0 {
 		return
 	}
-	b.bind()
+	defer b.enter()()
 	if err := cu.MemcpyDtoDAsync(d.ptr, s.ptr, int64(4*d.n), b.stream); err != nil {
 		panic(fmt.Sprintf("cuda: Copy: %v", err))
 	}

@@ -1,0 +1,181 @@
+//go:build cuda
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"gorgonia.org/cu"
+
+	"uhno/internal/cuda"
+	"uhno/internal/cuda/cufft"
+	"uhno/internal/tensor"
+)
+
+// This file is the GPU side of cmd/uhno, linked only into bin/uhno-cuda
+// (`make cuda`). gorgonia.org/cu calls cuInit when the binary starts and
+// exits with its own message when no NVIDIA driver is present, so nothing
+// here runs on a machine without one.
+
+// gpuOrdinal is the GPU uhno-cuda computes on.
+const gpuOrdinal = 0
+
+// compiledBackends lists the compute backends this binary computes on: the
+// CUDA backend; train and eval use GPU 0.
+func compiledBackends() []string { return []string{"cuda"} }
+
+// gpuUsable reports whether this binary can run on a GPU.
+const gpuUsable = true
+
+// newBackend opens the CUDA backend on GPU 0 for train, eval and bench
+// (threads, the CPU backend's worker count, has no use here). The backend
+// binds its context to the calling OS thread, so newBackend locks the
+// calling goroutine to its thread until the returned function runs: call
+// both, and every backend method, from one goroutine. The returned
+// function releases the device memory, the FFT plans and the context.
+func newBackend(int) (tensor.Backend, func() error, error) {
+	runtime.LockOSThread()
+	b, err := cuda.New(gpuOrdinal)
+	if err != nil {
+		runtime.UnlockOSThread()
+		return nil, nil, fmt.Errorf("opening GPU %d: %s", gpuOrdinal, oneLine(err.Error()))
+	}
+	closed := false
+	return b, func() error {
+		if closed {
+			return nil
+		}
+		closed = true
+		defer runtime.UnlockOSThread()
+		if err := b.Close(); err != nil {
+			return fmt.Errorf("closing GPU %d: %s", gpuOrdinal, oneLine(err.Error()))
+		}
+		return nil
+	}, nil
+}
+
+// gpuRows are the GPU rows of `uhno-cuda doctor`: the GPU (name, memory,
+// compute capability), the driver and the CUDA driver API version it
+// offers, the cuFFT library found and its version, and whether the CUDA
+// backend opens on GPU 0 (context, stream, every embedded PTX module
+// JIT-compiled for this GPU, cuFFT). A failure is reported in its row, not
+// returned: doctor always prints the whole report.
+func gpuRows(_ context.Context, p hostProbe) [][2]string {
+	return [][2]string{
+		{"GPU", gpuLine()},
+		{"GPU driver", driverLine(p)},
+		{"cuFFT", cufftLine(p)},
+		{"GPU backend", backendLine()},
+	}
+}
+
+// gpuLine names GPU 0: name, memory, compute capability, and how many
+// GPUs the driver shows.
+func gpuLine() string {
+	n, err := cu.NumDevices()
+	if err != nil {
+		return "cannot count devices: " + oneLine(err.Error())
+	}
+	if n <= gpuOrdinal {
+		return fmt.Sprintf("none: the driver shows %d devices", n)
+	}
+	dev := cu.Device(gpuOrdinal)
+	name, err := dev.Name()
+	if err != nil {
+		return fmt.Sprintf("device %d: name: %s", gpuOrdinal, oneLine(err.Error()))
+	}
+	mem, err := dev.TotalMem()
+	if err != nil {
+		return fmt.Sprintf("%s: memory: %s", name, oneLine(err.Error()))
+	}
+	major, err := dev.Attribute(cu.ComputeCapabilityMajor)
+	if err != nil {
+		return fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+	}
+	minor, err := dev.Attribute(cu.ComputeCapabilityMinor)
+	if err != nil {
+		return fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+	}
+	return fmt.Sprintf("%s, %.1f GiB, compute capability %d.%d (device %d of %d, the one uhno-cuda uses)",
+		name, float64(mem)/(1<<30), major, minor, gpuOrdinal, n)
+}
+
+// driverLine is the kernel driver's version (from the NVIDIA proc file;
+// the CUDA driver API does not report it) and the CUDA version of the
+// driver API it implements (cuDriverGetVersion, e.g. 13000 = 13.0).
+func driverLine(p hostProbe) string {
+	drv := "version unknown (no " + nvidiaProcFile + ")"
+	if b, err := p.ReadFile(nvidiaProcFile); err == nil {
+		drv = "version unknown (" + nvidiaProcFile + " names none)"
+		first, _, _ := strings.Cut(string(b), "\n")
+		for _, f := range strings.Fields(first) {
+			if isVersion(f) {
+				drv = f
+				break
+			}
+		}
+	}
+	api := "CUDA driver API version unknown"
+	if v := cu.Version(); v > 0 {
+		api = fmt.Sprintf("CUDA driver API %d.%d", v/1000, v%1000/10)
+	}
+	return drv + ", " + api
+}
+
+// isVersion reports whether s looks like a driver version: digits in two
+// or more dot-separated groups (580.65.06).
+func isVersion(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, part := range parts {
+		if part == "" || strings.Trim(part, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// cufftLine loads cuFFT as the backend does (cufft.Load: $UHNO_CUFFT, then
+// libcufft.so.12, .11, .10) and names the file the dynamic loader mapped
+// (read from /proc/self/maps) and the library's version (cufftGetVersion,
+// e.g. 10900 = 10.9.0).
+func cufftLine(p hostProbe) string {
+	lib, err := cufft.Load()
+	if err != nil {
+		return oneLine(err.Error())
+	}
+	path := lib.Path()
+	if maps, err := p.ReadFile("/proc/self/maps"); err == nil {
+		for _, line := range strings.Split(string(maps), "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 6 && strings.HasPrefix(filepath.Base(f[len(f)-1]), "libcufft.so") {
+				path = f[len(f)-1] + " (loaded as " + lib.Path() + ")"
+				break
+			}
+		}
+	}
+	v, err := lib.Version()
+	if err != nil {
+		return path + ", version unknown: " + oneLine(err.Error())
+	}
+	return fmt.Sprintf("%s, version %d.%d.%d (%d)", path, v/1000, v%1000/100, v%100, v)
+}
+
+// backendLine opens and closes the CUDA backend on GPU 0, as train does.
+func backendLine() string {
+	b, closeB, err := newBackend(0)
+	if err != nil {
+		return "cannot open: " + oneLine(err.Error())
+	}
+	dev := b.(*cuda.Backend).Device()
+	if err := closeB(); err != nil {
+		return "opened on " + dev + ", but " + oneLine(err.Error())
+	}
+	return fmt.Sprintf("ready on GPU %d (%s): context, stream, embedded PTX kernels and cuFFT loaded", gpuOrdinal, dev)
+}
