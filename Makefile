@@ -46,9 +46,12 @@ internal/cuda/ptx/%.ptx: kernels/%.cu
 cuda: kernels
 	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) build -tags cuda -ldflags "$(LDFLAGS)" -o bin/uhno-cuda ./cmd/uhno
 
-## cuda-test: the GPU test binaries, to run on the GPU machine
+## cuda-test: the GPU test binaries, to run on the GPU machine: bin/cuda.test
+## (every kernel against the CPU backend) and bin/cuda-train.test (the GPU's
+## loss curve against the CPU's)
 cuda-test: kernels
 	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) test -c -tags cuda -o bin/cuda.test ./internal/cuda
+	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) test -c -tags cuda -o bin/cuda-train.test ./internal/train
 
 ## vet-cuda: compile-check and vet the cuda build tag (needs the CUDA headers, not a GPU;
 ## without /usr/include/cuda.h, scripts/cuda_headers.sh unpacks them into .cache/cuda)
