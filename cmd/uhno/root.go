@@ -52,7 +52,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})
-	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil), newEvalCmd(stdout, stderr, nil))
+	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil), newEvalCmd(stdout, stderr, nil), newBenchCmd(stdout, stderr, nil))
 	return root
 }
 

@@ -13,7 +13,9 @@ type fakeDevice struct {
 	used  int64
 }
 
-func newFake(limit int64) *fakeDevice { return &fakeDevice{next: 0x1000, live: map[uintptr]int64{}, limit: limit} }
+func newFake(limit int64) *fakeDevice {
+	return &fakeDevice{next: 0x1000, live: map[uintptr]int64{}, limit: limit}
+}
 
 func (d *fakeDevice) Malloc(n int64) (uintptr, error) {
 	if d.limit > 0 && d.used+n > d.limit {

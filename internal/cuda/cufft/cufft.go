@@ -74,8 +74,8 @@ type Handle int32
 
 // Lib is a loaded cuFFT library.
 type Lib struct {
-	path                                                  string
-	handle                                                unsafe.Pointer
+	path                                                    string
+	handle                                                  unsafe.Pointer
 	planMany, setStream, execR2C, execC2R, destroy, version unsafe.Pointer
 }
 

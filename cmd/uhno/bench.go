@@ -1,0 +1,397 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"uhno/internal/bench"
+	"uhno/internal/config"
+	"uhno/internal/cpu"
+	"uhno/internal/model"
+	"uhno/internal/tensor"
+	"uhno/internal/train"
+)
+
+// benchFormat names the layout of the JSON report.
+const benchFormat = "uhno-bench/1"
+
+// benchOptions are the inputs of `uhno bench`.
+type benchOptions struct {
+	Out, Err io.Writer
+
+	Preset string
+	Task   string
+	Model  string // "", uhno or fno
+	Mode   string // "", full or A..I
+	Params string // U-HNO parameter budget, "0.62M"
+	Batch  int
+	Grid   int // points per spatial axis
+	// Repeats and Warmup are the timed and discarded iterations.
+	Repeats, Warmup int
+	Threads         int
+	JSON            string // file, "-" for stdout, "" for none
+	Quiet           bool
+}
+
+// benchEntry is one row to measure: a model at a task shape.
+type benchEntry struct {
+	Task  string
+	Grid  int // points per spatial axis; 0: the task's pde.grid
+	Batch int // 0: the task's optim.batch
+	Model string
+	Mode  string // "": the task's model.ablation
+}
+
+// benchPreset is a named set of rows.
+type benchPreset struct {
+	Name, About string
+	Entries     []benchEntry
+}
+
+// benchPresets are the shapes of the paper's cost tables and of the
+// Burgers comparison of docs/PERFORMANCE.md. The first is the default.
+func benchPresets() []benchPreset {
+	ns := func(m, mode string) benchEntry { return benchEntry{"ns2d", 128, 16, m, mode} }
+	bu := func(m, mode string) benchEntry { return benchEntry{"burgers", 128, 32, m, mode} }
+	return []benchPreset{
+		{"burgers", "Burgers, N = 128, batch 32: U-HNO and FNO",
+			[]benchEntry{bu("uhno", ""), bu("fno", "")}},
+		{"cost-ns2d", "Table cost: NS-2D 128x128, batch 16: U-HNO and FNO",
+			[]benchEntry{ns("uhno", ""), ns("fno", "")}},
+		{"cost-spar", "Table cost-spar: U-HNO Full (SPAR) against mode F (additive fusion), both shapes above",
+			[]benchEntry{ns("uhno", model.ModeFull), ns("uhno", model.ModeNoSPAR), bu("uhno", model.ModeFull), bu("uhno", model.ModeNoSPAR)}},
+	}
+}
+
+// presetNames lists the presets' names in order.
+func presetNames() []string {
+	var names []string
+	for _, p := range benchPresets() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// newBenchCmd returns the `uhno bench` command; runF replaces benchRun in
+// tests.
+func newBenchCmd(out, errOut io.Writer, runF func(context.Context, *benchOptions) error) *cobra.Command {
+	opts := &benchOptions{Out: out, Err: errOut}
+	var presets strings.Builder
+	for _, p := range benchPresets() {
+		fmt.Fprintf(&presets, "  %-10s %s\n", p.Name, p.About)
+	}
+	cmd := &cobra.Command{
+		Use:   "bench [--preset NAME | --task T] [--model uhno|fno] [--mode M] [--params 0.62M] [--batch B] [--grid N] [--repeats R] [--warmup W] [--threads N] [--json FILE]",
+		Short: "Measure parameters, FLOPs, step times and peak memory of U-HNO and FNO",
+		Long: `Measure what a model costs at a task's shape (paper Tables cost and
+cost-spar): parameters, FLOPs per sample counted operation by operation
+(forward and whole training step), the time of a training step (upload,
+forward, loss, backward, AdamW) and of an inference forward, as min and
+median over --repeats after --warmup discarded iterations, per step and
+per sample, the achieved GFLOP/s, and the memory high-water mark (the
+backend's device peak on a GPU; the process's peak resident set, VmHWM, on
+the CPU, reset before each model's warm-up). No data are read: the batch
+is random.
+
+Presets (default burgers):
+` + presets.String() + `
+--task T measures U-HNO and FNO at the task's own grid and batch instead;
+with a preset it keeps only that task's rows. --model keeps one model,
+--mode sets U-HNO's ablation mode, --grid N (points per axis) and --batch
+override the shape, --params scales U-HNO's width to a parameter budget
+as "uhno train --params" does and matches FNO to it (without it, the
+task configuration's size: the paper's text). cost-spar also prints the
+overhead of SPAR: Full over mode F, ratio and percent of Full.
+
+FLOPs follow fixed conventions (docs/DESIGN.md, "uhno bench"): 2 per
+multiply-add, 5 N log2 N per real FFT of N points, 1 per elementwise
+operation. The table goes to stdout; --json FILE writes every figure, the
+per-operation breakdown and the machine (--json - writes the JSON to stdout
+and the table to stderr).`,
+		Example: `  uhno bench
+  uhno bench --preset cost-ns2d --params 0.62M
+  uhno bench --preset cost-spar --params 0.62M --json cost-spar.json
+  uhno bench --task ks --model uhno --mode F --repeats 20`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Preset, "preset", "", "named shape set: "+strings.Join(presetNames(), ", ")+" (default burgers)")
+	f.StringVar(&opts.Task, "task", "", "task: "+strings.Join(config.TaskNames(), ", "))
+	f.StringVar(&opts.Model, "model", "", "uhno or fno (default: both)")
+	f.StringVar(&opts.Mode, "mode", "", "U-HNO ablation mode A..I or full (default: the task's model.ablation)")
+	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M; FNO is matched to it")
+	f.IntVar(&opts.Batch, "batch", 0, "batch size (default: the preset's or the task's)")
+	f.IntVar(&opts.Grid, "grid", 0, "grid points per spatial axis (default: the preset's or the task's)")
+	f.IntVar(&opts.Repeats, "repeats", 10, "timed iterations")
+	f.IntVar(&opts.Warmup, "warmup", 2, "discarded iterations before the timed ones")
+	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
+	f.StringVar(&opts.JSON, "json", "", "write the JSON report to this file (- for stdout)")
+	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")
+	return cmd
+}
+
+// benchReport is the JSON document of `uhno bench`.
+type benchReport struct {
+	Format    string           `json:"format"`
+	Version   string           `json:"version"`
+	Preset    string           `json:"preset,omitempty"`
+	Host      bench.Host       `json:"host"`
+	Threads   int              `json:"threads"`
+	FFTFLOPs  string           `json:"fft_flops_convention"`
+	Results   []bench.Result   `json:"results"`
+	Overheads []bench.Overhead `json:"overheads,omitempty"`
+}
+
+// benchRun resolves the rows, measures them one after the other and
+// reports.
+func benchRun(ctx context.Context, opts *benchOptions) error {
+	preset, entries, err := benchPlan(opts)
+	if err != nil {
+		return err
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	// Build every row's model once on the host before measuring any, so
+	// that a bad combination fails at once rather than after minutes of
+	// timing.
+	for _, e := range entries {
+		if _, _, err := benchCase(e, opts.Params, cpu.New(1)); err != nil {
+			return err
+		}
+	}
+	info := opts.Out // the human-readable part
+	if opts.JSON == "-" {
+		info = opts.Err
+	}
+	rep := benchReport{Format: benchFormat, Version: version, Preset: preset, Host: bench.HostInfo(), Threads: threads,
+		FFTFLOPs: fmt.Sprintf("%g N log2 N per real FFT of N points", bench.FFTFlopsPerPoint)}
+	for _, e := range entries {
+		res, err := benchOne(ctx, e, opts, threads, info)
+		if err != nil {
+			return err
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	rep.Overheads = sparOverheads(rep.Results)
+
+	fmt.Fprintln(info)
+	if err := bench.WriteTable(info, rep.Results); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if len(rep.Overheads) > 0 {
+		fmt.Fprintln(info, "\nSPAR overhead, Full over mode F (Table cost-spar); in brackets the difference in percent of Full:")
+		fmt.Fprintln(info)
+		if err := bench.WriteOverheads(info, rep.Overheads); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	if opts.JSON == "" {
+		return nil
+	}
+	raw, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bench: encoding the report: %w", err)
+	}
+	raw = append(raw, '\n')
+	if opts.JSON == "-" {
+		_, err = opts.Out.Write(raw)
+		return err
+	}
+	if err := os.WriteFile(opts.JSON, raw, 0o644); err != nil {
+		return fmt.Errorf("bench: writing --json %s: %w", opts.JSON, err)
+	}
+	fmt.Fprintf(info, "\nreport in %s\n", opts.JSON)
+	return nil
+}
+
+// benchOne measures one row on a backend of its own (newBackend: the CPU,
+// or the GPU in the CUDA build), so that a backend's memory high-water
+// mark covers that model alone, and releases the backend.
+func benchOne(ctx context.Context, e benchEntry, opts *benchOptions, threads int, info io.Writer) (res bench.Result, err error) {
+	be, closeBackend, err := newBackend(threads)
+	if err != nil {
+		return bench.Result{}, fmt.Errorf("bench: %w", err)
+	}
+	defer func() {
+		if cerr := closeBackend(); cerr != nil && err == nil {
+			err = fmt.Errorf("bench: %w", cerr)
+		}
+	}()
+	c, desc, err := benchCase(e, opts.Params, be)
+	if err != nil {
+		return bench.Result{}, err
+	}
+	fmt.Fprintf(info, "%s: %s, input %s\n", c.Name, desc, tensor.ShapeString(c.Input))
+	bopt := bench.Options{Warmup: opts.Warmup, Repeats: opts.Repeats, Seed: 1,
+		Optim: tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4}}
+	if !opts.Quiet {
+		bar := progressbar.NewOptions(1+opts.Warmup+opts.Repeats,
+			progressbar.OptionSetWriter(opts.Err),
+			progressbar.OptionSetDescription(c.Name),
+			progressbar.OptionSetItsString("steps"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(250*time.Millisecond),
+			progressbar.OptionSetWidth(20),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(opts.Err) }))
+		bopt.Progress = func(done, _ int) { _ = bar.Set(done) }
+	}
+	return bench.Run(ctx, c, bopt)
+}
+
+// benchPlan checks the flags and returns the preset's name (empty for a
+// --task run) and the rows to measure.
+func benchPlan(opts *benchOptions) (string, []benchEntry, error) {
+	switch {
+	case opts.Repeats < 1:
+		return "", nil, fmt.Errorf("bench: --repeats %d: want at least 1", opts.Repeats)
+	case opts.Warmup < 0 || opts.Batch < 0 || opts.Grid < 0 || opts.Threads < 0:
+		return "", nil, fmt.Errorf("bench: --warmup, --batch, --grid and --threads must not be negative")
+	case opts.Model != "" && opts.Model != "uhno" && opts.Model != "fno":
+		return "", nil, fmt.Errorf("bench: --model %q: want uhno or fno", opts.Model)
+	case opts.Task != "" && !slices.Contains(config.TaskNames(), opts.Task):
+		return "", nil, fmt.Errorf("bench: --task %q: want one of %s", opts.Task, strings.Join(config.TaskNames(), ", "))
+	}
+	if opts.Params != "" {
+		if _, err := model.ParseCount(opts.Params); err != nil {
+			return "", nil, fmt.Errorf("bench: --params: %w", err)
+		}
+	}
+	mode := opts.Mode
+	if mode != "" {
+		if strings.EqualFold(mode, model.ModeFull) {
+			mode = model.ModeFull
+		} else {
+			mode = strings.ToUpper(mode)
+		}
+		if !slices.Contains(model.Modes(), mode) {
+			return "", nil, fmt.Errorf("bench: --mode %q: want full or one of A..I (Tab. ablation-setup)", opts.Mode)
+		}
+	}
+
+	var name string
+	var entries []benchEntry
+	if opts.Preset != "" || opts.Task == "" {
+		name = cmp.Or(opts.Preset, benchPresets()[0].Name)
+		i := slices.IndexFunc(benchPresets(), func(p benchPreset) bool { return p.Name == name })
+		if i < 0 {
+			return "", nil, fmt.Errorf("bench: --preset %q: want one of %s", opts.Preset, strings.Join(presetNames(), ", "))
+		}
+		entries = benchPresets()[i].Entries
+		if opts.Task != "" {
+			entries = slices.DeleteFunc(entries, func(e benchEntry) bool { return e.Task != opts.Task })
+			if len(entries) == 0 {
+				return "", nil, fmt.Errorf("bench: preset %s has no %s rows; drop --preset to measure %s at its own shape", name, opts.Task, opts.Task)
+			}
+		}
+		if name == "cost-spar" && mode != "" {
+			return "", nil, fmt.Errorf("bench: --mode does not apply to preset cost-spar, which compares modes full and F")
+		}
+	} else {
+		entries = []benchEntry{{Task: opts.Task, Model: "uhno"}, {Task: opts.Task, Model: "fno"}}
+	}
+	if opts.Model != "" {
+		entries = slices.DeleteFunc(entries, func(e benchEntry) bool { return e.Model != opts.Model })
+		if len(entries) == 0 {
+			return "", nil, fmt.Errorf("bench: preset %s has no %s rows: it compares U-HNO's modes full and F", name, opts.Model)
+		}
+	}
+	lossOnly := []string{model.ModeFull, model.ModeNoCBC, model.ModeNoH1, model.ModeMSE}
+	if mode != "" && opts.Model == "fno" && !slices.Contains(lossOnly, mode) {
+		return "", nil, fmt.Errorf("bench: --mode %s changes U-HNO's architecture; FNO takes only the loss modes C, D and E", mode)
+	}
+	for i := range entries {
+		e := &entries[i]
+		if mode != "" && (e.Model == "uhno" || slices.Contains(lossOnly, mode)) {
+			e.Mode = mode
+		}
+		if opts.Grid > 0 {
+			e.Grid = opts.Grid
+		}
+		if opts.Batch > 0 {
+			e.Batch = opts.Batch
+		}
+	}
+	return name, entries, nil
+}
+
+// benchCase builds the model of one row on be and describes it. The
+// model is sized by the task configuration, scaled to --params and matched
+// for FNO by buildModel, as `uhno train` does.
+func benchCase(e benchEntry, params string, be tensor.Backend) (bench.Case, string, error) {
+	cfg, err := loadConfig(loadRequest{Task: e.Task})
+	if err != nil {
+		return bench.Case{}, "", err
+	}
+	if e.Mode != "" {
+		cfg.Model.Ablation = e.Mode
+	}
+	if e.Grid > 0 {
+		cfg.PDE.Grid = slices.Repeat([]int{e.Grid}, cfg.Dim)
+		cfg.PDE.SolverGrid = nil // no data are generated
+	}
+	if e.Batch > 0 {
+		cfg.Optim.Batch = e.Batch
+	}
+	if err := cfg.Validate(); err != nil {
+		return bench.Case{}, "", fmt.Errorf("bench: %s: %w", e.Task, err)
+	}
+	in := max(cfg.Data.History, 1) * len(cfg.Data.Inputs)
+	out := len(cfg.Data.Outputs)
+	rec := buildRecord{Model: e.Model}
+	m, desc, err := buildModel(cfg, in, out, &trainOptions{Params: params}, &rec, be)
+	if err != nil {
+		return bench.Case{}, "", err
+	}
+	if err := m.CheckGrid(cfg.PDE.Grid); err != nil {
+		return bench.Case{}, "", fmt.Errorf("bench: %s at grid %s: %w", e.Task, tensor.ShapeString(cfg.PDE.Grid), err)
+	}
+	name := cfg.Task + "/" + m.Name()
+	if rec.FNO != nil {
+		name += fmt.Sprintf(" width=%d", rec.FNO.Width)
+	} else {
+		name += fmt.Sprintf(" C0=%d", rec.UHNO.C0)
+	}
+	b := cfg.Optim.Batch
+	c := bench.Case{Name: name, Task: cfg.Task, Model: m, Backend: be,
+		Input: append([]int{b, in}, cfg.PDE.Grid...), Target: append([]int{b, out}, cfg.PDE.Grid...),
+		Loss: train.LossConfigFor(cfg)}
+	return c, desc, nil
+}
+
+// sparOverheads pairs every mode-F U-HNO row with the Full row of the same
+// task and batch shape: the SPAR overhead of Table cost-spar.
+func sparOverheads(rs []bench.Result) []bench.Overhead {
+	var out []bench.Overhead
+	for _, f := range rs {
+		if f.Model != "uhno-"+model.ModeNoSPAR {
+			continue
+		}
+		for _, full := range rs {
+			if full.Model == "uhno" && full.Task == f.Task && slices.Equal(full.Input, f.Input) {
+				out = append(out, bench.NewOverhead(full, f))
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,437 @@
+package bench
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+
+	"uhno/internal/tensor"
+)
+
+// Phases of a training step under which a Counter files its counts (set
+// with Counter.SetPhase). Run uses all five; any other label works too.
+const (
+	PhaseForward   = "forward"   // model.Forward while training
+	PhaseLoss      = "loss"      // the objective (Eq. loss)
+	PhaseBackward  = "backward"  // Tape.Backward
+	PhaseOptimizer = "optimizer" // AdamW and clearing the gradients
+	PhaseInference = "inference" // model.Forward with recording off
+)
+
+// OpCount is the tally of one operation in one phase.
+type OpCount struct {
+	Phase string `json:"phase"`
+	Op    string `json:"op"` // the tensor.Backend method, e.g. "PointwiseBackward"
+	Calls int64  `json:"calls"`
+	// FLOPs by the conventions of flops.go; FFT is the part of them that is
+	// FFTs (SpectralConv only).
+	FLOPs int64 `json:"flops"`
+	FFT   int64 `json:"fft_flops,omitempty"`
+}
+
+// Counter is a tensor.Backend that forwards every call to Inner unchanged
+// and counts the call and its FLOPs under the current phase. It holds no
+// memory of its own: storage it returns is Inner's, so tensors and models
+// built on Inner can be used through a Counter and the other way round.
+//
+// Counting GaussianConv reads logSigma back to the host (the radius of each
+// kernel depends on sigma), which on a GPU is a synchronisation: time on
+// the plain backend, count on a Counter (as Run does). Safe for concurrent
+// use.
+type Counter struct {
+	inner tensor.Backend
+
+	mu     sync.Mutex
+	phase  string
+	counts map[opKey]*tally
+}
+
+type opKey struct{ phase, op string }
+
+type tally struct {
+	calls      int64
+	flops, fft float64
+}
+
+var _ tensor.Backend = (*Counter)(nil)
+
+// NewCounter returns a Counter around inner, in phase PhaseForward.
+func NewCounter(inner tensor.Backend) *Counter {
+	return &Counter{inner: inner, phase: PhaseForward, counts: map[opKey]*tally{}}
+}
+
+// Inner is the wrapped backend.
+func (c *Counter) Inner() tensor.Backend { return c.inner }
+
+// SetPhase files the following calls under phase.
+func (c *Counter) SetPhase(phase string) {
+	c.mu.Lock()
+	c.phase = phase
+	c.mu.Unlock()
+}
+
+// Reset clears every count (the phase is kept).
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	clear(c.counts)
+	c.mu.Unlock()
+}
+
+// Counts returns the tallies sorted by phase (in the order of a training
+// step, then inference, then other labels alphabetically) and operation.
+func (c *Counter) Counts() []OpCount {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]OpCount, 0, len(c.counts))
+	for k, t := range c.counts {
+		out = append(out, OpCount{Phase: k.phase, Op: k.op, Calls: t.calls,
+			FLOPs: int64(math.Round(t.flops)), FFT: int64(math.Round(t.fft))})
+	}
+	slices.SortFunc(out, func(a, b OpCount) int {
+		if r := cmp.Compare(phaseRank(a.Phase), phaseRank(b.Phase)); r != 0 {
+			return r
+		}
+		return cmp.Or(cmp.Compare(a.Phase, b.Phase), cmp.Compare(a.Op, b.Op))
+	})
+	return out
+}
+
+func phaseRank(p string) int {
+	switch p {
+	case PhaseForward:
+		return 0
+	case PhaseLoss:
+		return 1
+	case PhaseBackward:
+		return 2
+	case PhaseOptimizer:
+		return 3
+	case PhaseInference:
+		return 4
+	}
+	return 5
+}
+
+// Total sums the FLOPs of the given phases (all phases when none given).
+func Total(counts []OpCount, phases ...string) int64 {
+	var n int64
+	for _, oc := range counts {
+		if len(phases) == 0 || slices.Contains(phases, oc.Phase) {
+			n += oc.FLOPs
+		}
+	}
+	return n
+}
+
+// add records one call of op with its FLOPs and the FFT part of them.
+func (c *Counter) add(op string, flops, fft float64) {
+	c.mu.Lock()
+	k := opKey{c.phase, op}
+	t := c.counts[k]
+	if t == nil {
+		t = &tally{}
+		c.counts[k] = t
+	}
+	t.calls++
+	t.flops += flops
+	t.fft += fft
+	c.mu.Unlock()
+}
+
+// numel is the element count of t as float64 (0 for a nil tensor).
+func numel(t *tensor.Tensor) float64 {
+	if t == nil {
+		return 0
+	}
+	return float64(t.Numel())
+}
+
+// flag is 1 for a non-nil tensor and 0 for nil (a gradient that is asked
+// for or skipped).
+func flag(t *tensor.Tensor) float64 {
+	if t == nil {
+		return 0
+	}
+	return 1
+}
+
+// Name implements tensor.Backend: the inner backend's name.
+func (c *Counter) Name() string { return c.inner.Name() }
+
+// Alloc implements tensor.Backend (no FLOPs).
+func (c *Counter) Alloc(n int) tensor.Storage {
+	c.add("Alloc", 0, 0)
+	return c.inner.Alloc(n)
+}
+
+// Free implements tensor.Backend (no FLOPs).
+func (c *Counter) Free(s tensor.Storage) {
+	c.add("Free", 0, 0)
+	c.inner.Free(s)
+}
+
+// View implements tensor.Backend (no FLOPs).
+func (c *Counter) View(s tensor.Storage, off, n int) tensor.Storage {
+	c.add("View", 0, 0)
+	return c.inner.View(s, off, n)
+}
+
+// Upload implements tensor.Backend (no FLOPs).
+func (c *Counter) Upload(dst tensor.Storage, src []float32) {
+	c.add("Upload", 0, 0)
+	c.inner.Upload(dst, src)
+}
+
+// Download implements tensor.Backend (no FLOPs).
+func (c *Counter) Download(dst []float32, src tensor.Storage) {
+	c.add("Download", 0, 0)
+	c.inner.Download(dst, src)
+}
+
+// Zero implements tensor.Backend (no FLOPs).
+func (c *Counter) Zero(s tensor.Storage) {
+	c.add("Zero", 0, 0)
+	c.inner.Zero(s)
+}
+
+// Copy implements tensor.Backend (no FLOPs).
+func (c *Counter) Copy(dst, src tensor.Storage) {
+	c.add("Copy", 0, 0)
+	c.inner.Copy(dst, src)
+}
+
+// Add implements tensor.Backend: 1 FLOP per element.
+func (c *Counter) Add(y, a, b *tensor.Tensor) {
+	c.add("Add", numel(y), 0)
+	c.inner.Add(y, a, b)
+}
+
+// Sub implements tensor.Backend: 1 FLOP per element.
+func (c *Counter) Sub(y, a, b *tensor.Tensor) {
+	c.add("Sub", numel(y), 0)
+	c.inner.Sub(y, a, b)
+}
+
+// Mul implements tensor.Backend: 1 FLOP per element.
+func (c *Counter) Mul(y, a, b *tensor.Tensor) {
+	c.add("Mul", numel(y), 0)
+	c.inner.Mul(y, a, b)
+}
+
+// Scale implements tensor.Backend: 1 FLOP per element.
+func (c *Counter) Scale(y, x *tensor.Tensor, s float32) {
+	c.add("Scale", numel(y), 0)
+	c.inner.Scale(y, x, s)
+}
+
+// AddScaled implements tensor.Backend: 2 FLOPs per element.
+func (c *Counter) AddScaled(y, x *tensor.Tensor, s float32) {
+	c.add("AddScaled", 2*numel(y), 0)
+	c.inner.AddScaled(y, x, s)
+}
+
+// MulAcc implements tensor.Backend: 2 FLOPs per element.
+func (c *Counter) MulAcc(y, a, b *tensor.Tensor) {
+	c.add("MulAcc", 2*numel(y), 0)
+	c.inner.MulAcc(y, a, b)
+}
+
+// GELU implements tensor.Backend: geluFwd per element.
+func (c *Counter) GELU(y, x *tensor.Tensor) {
+	c.add("GELU", geluFwd*numel(y), 0)
+	c.inner.GELU(y, x)
+}
+
+// GELUBackward implements tensor.Backend: geluBwd per element of dx.
+func (c *Counter) GELUBackward(dx, dy, x *tensor.Tensor) {
+	c.add("GELUBackward", geluBwd*numel(dx), 0)
+	c.inner.GELUBackward(dx, dy, x)
+}
+
+// Sigmoid implements tensor.Backend: sigmoidFwd per element.
+func (c *Counter) Sigmoid(y, x *tensor.Tensor) {
+	c.add("Sigmoid", sigmoidFwd*numel(y), 0)
+	c.inner.Sigmoid(y, x)
+}
+
+// SigmoidBackward implements tensor.Backend: sigmoidBwd per element of dx.
+func (c *Counter) SigmoidBackward(dx, dy, y *tensor.Tensor) {
+	c.add("SigmoidBackward", sigmoidBwd*numel(dx), 0)
+	c.inner.SigmoidBackward(dx, dy, y)
+}
+
+// Pointwise implements tensor.Backend: 2 B Cout Cin N, plus B Cout N for
+// the bias.
+func (c *Counter) Pointwise(y, x, w, bias *tensor.Tensor) {
+	cin := float64(x.Channels())
+	c.add("Pointwise", 2*cin*numel(y)+flag(bias)*numel(y), 0)
+	c.inner.Pointwise(y, x, w, bias)
+}
+
+// PointwiseBackward implements tensor.Backend: 2 B Cin Cout N for each of
+// dx and dw, B Cout N for dbias.
+func (c *Counter) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
+	cin := float64(x.Channels())
+	gemm := 2 * cin * numel(dy)
+	c.add("PointwiseBackward", flag(dx)*gemm+flag(dw)*gemm+flag(dbias)*numel(dy), 0)
+	c.inner.PointwiseBackward(dx, dw, dbias, dy, x, w)
+}
+
+// convTaps is the number of weights per (output, input) channel pair of
+// ConvDown: 3^d.
+func convTaps(d int) float64 { return math.Pow(3, float64(d)) }
+
+// ConvDown implements tensor.Backend: 2 B Cout Cin 3^d N_out, plus
+// B Cout N_out for the bias.
+func (c *Counter) ConvDown(y, x, w, bias *tensor.Tensor) {
+	cin := float64(x.Channels())
+	c.add("ConvDown", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)
+	c.inner.ConvDown(y, x, w, bias)
+}
+
+// ConvDownBackward implements tensor.Backend: 2 B Cout Cin 3^d N_out for
+// each of dx and dw, B Cout N_out for dbias.
+func (c *Counter) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
+	conv := 2 * float64(x.Channels()) * convTaps(x.Dims()) * numel(dy)
+	c.add("ConvDownBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)
+	c.inner.ConvDownBackward(dx, dw, dbias, dy, x, w)
+}
+
+// Upsample2x implements tensor.Backend: see upsampleFLOPs.
+func (c *Counter) Upsample2x(y, x *tensor.Tensor) {
+	c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0)
+	c.inner.Upsample2x(y, x)
+}
+
+// Upsample2xBackward implements tensor.Backend: the forward's count.
+func (c *Counter) Upsample2xBackward(dx, dy *tensor.Tensor) {
+	f := 0.0
+	if dx != nil {
+		f = upsampleFLOPs(dx.Batch()*dx.Channels(), dx.SpatialSize(), dx.Dims())
+	}
+	c.add("Upsample2xBackward", f, 0)
+	c.inner.Upsample2xBackward(dx, dy)
+}
+
+// SpectralConv implements tensor.Backend: see spectralFLOPs.
+func (c *Counter) SpectralConv(y, x, w *tensor.Tensor, k0 int) {
+	f, fft := spectralFLOPs(x.Batch(), x.Channels(), y.Channels(), x.Spatial(), k0)
+	c.add("SpectralConv", f, fft)
+	c.inner.SpectralConv(y, x, w, k0)
+}
+
+// SpectralConvBackward implements tensor.Backend: see
+// spectralBackwardFLOPs.
+func (c *Counter) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int) {
+	f, fft := spectralBackwardFLOPs(x.Batch(), x.Channels(), dy.Channels(), x.Spatial(), k0, dx != nil, dw != nil)
+	c.add("SpectralConvBackward", f, fft)
+	c.inner.SpectralConvBackward(dx, dw, dy, x, w, k0)
+}
+
+// taps reads logSigma back and sums 2r+1 over x's channels.
+func (c *Counter) taps(x, logSigma *tensor.Tensor, opt tensor.GaussOpts) float64 {
+	ls := tensor.ToHost(c.inner, logSigma)
+	return gaussTaps(x.Channels(), x.Spatial(), ls, logSigma.Shape[0], logSigma.Shape[1], opt)
+}
+
+// GaussianConv implements tensor.Backend: see gaussFLOPs.
+func (c *Counter) GaussianConv(y, x, logSigma *tensor.Tensor, opt tensor.GaussOpts) {
+	c.add("GaussianConv", gaussFLOPs(x.Batch(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt)), 0)
+	c.inner.GaussianConv(y, x, logSigma, opt)
+}
+
+// GaussianConvBackward implements tensor.Backend: see gaussBackwardFLOPs.
+func (c *Counter) GaussianConvBackward(dx, dlogSigma, dy, x, logSigma *tensor.Tensor, opt tensor.GaussOpts) {
+	f := 0.0
+	if dx != nil || dlogSigma != nil {
+		f = gaussBackwardFLOPs(x.Batch(), x.Channels(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt), dx != nil, dlogSigma != nil)
+	}
+	c.add("GaussianConvBackward", f, 0)
+	c.inner.GaussianConvBackward(dx, dlogSigma, dy, x, logSigma, opt)
+}
+
+// ChannelCopy implements tensor.Backend: a copy is free, accumulation is
+// 1 FLOP per element copied.
+func (c *Counter) ChannelCopy(dst *tensor.Tensor, dstFrom int, src *tensor.Tensor, srcFrom, n int, accumulate bool) {
+	f := 0.0
+	if accumulate {
+		f = float64(dst.Batch() * n * dst.SpatialSize())
+	}
+	c.add("ChannelCopy", f, 0)
+	c.inner.ChannelCopy(dst, dstFrom, src, srcFrom, n, accumulate)
+}
+
+// MeanStd implements tensor.Backend: meanStdFwd per element of x.
+func (c *Counter) MeanStd(mean, std, x *tensor.Tensor) {
+	c.add("MeanStd", meanStdFwd*numel(x), 0)
+	c.inner.MeanStd(mean, std, x)
+}
+
+// MeanStdBackward implements tensor.Backend: meanStdBwd per element of dx.
+func (c *Counter) MeanStdBackward(dx, dmean, dstd, x, mean, std *tensor.Tensor) {
+	c.add("MeanStdBackward", meanStdBwd*numel(dx), 0)
+	c.inner.MeanStdBackward(dx, dmean, dstd, x, mean, std)
+}
+
+// TopKMask implements tensor.Backend: comparisons only, 0 FLOPs.
+func (c *Counter) TopKMask(mask, s *tensor.Tensor, k []int) {
+	c.add("TopKMask", 0, 0)
+	c.inner.TopKMask(mask, s, k)
+}
+
+// SPARKeep implements tensor.Backend: the contrast statistics, sparKeepFwd
+// per point (the keep-ratio is O(B), the top-k selection comparisons).
+func (c *Counter) SPARKeep(hard, stats, s *tensor.Tensor, p tensor.SPARParams) {
+	c.add("SPARKeep", sparKeepFwd*numel(s), 0)
+	c.inner.SPARKeep(hard, stats, s, p)
+}
+
+// SPARRoute implements tensor.Backend: routeFwd per element of r.
+func (c *Counter) SPARRoute(r, zF, zG, hard *tensor.Tensor) {
+	c.add("SPARRoute", routeFwd*numel(r), 0)
+	c.inner.SPARRoute(r, zF, zG, hard)
+}
+
+// SPARRouteBackward implements tensor.Backend: routeDzF and routeDzG per
+// element for the direct paths, routeDsElem per element plus routeDsPix
+// per pixel for the score path.
+func (c *Counter) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32) {
+	f := routeDzF*numel(dzF) + routeDzG*numel(dzG)
+	if ds != nil {
+		f += routeDsElem*numel(dr) + routeDsPix*numel(ds)
+	}
+	c.add("SPARRouteBackward", f, 0)
+	c.inner.SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s, temperature)
+}
+
+// MSE implements tensor.Backend: mseFwd per element.
+func (c *Counter) MSE(out, a, b *tensor.Tensor) {
+	c.add("MSE", mseFwd*numel(a), 0)
+	c.inner.MSE(out, a, b)
+}
+
+// MSEBackward implements tensor.Backend: mseBwdEach per element for each
+// of da and db.
+func (c *Counter) MSEBackward(da, db, dout, a, b *tensor.Tensor) {
+	c.add("MSEBackward", mseBwdEach*(numel(da)+numel(db)), 0)
+	c.inner.MSEBackward(da, db, dout, a, b)
+}
+
+// Diff implements tensor.Backend: diffFwd per element.
+func (c *Counter) Diff(y, x *tensor.Tensor, axis int, h float32, periodic bool) {
+	c.add("Diff", diffFwd*numel(y), 0)
+	c.inner.Diff(y, x, axis, h, periodic)
+}
+
+// DiffBackward implements tensor.Backend: diffBwd per element of dx.
+func (c *Counter) DiffBackward(dx, dy *tensor.Tensor, axis int, h float32, periodic bool) {
+	c.add("DiffBackward", diffBwd*numel(dx), 0)
+	c.inner.DiffBackward(dx, dy, axis, h, periodic)
+}
+
+// AdamW implements tensor.Backend: adamWElem per parameter.
+func (c *Counter) AdamW(p, g, m, v tensor.Storage, n int, h tensor.AdamWHyper) {
+	c.add("AdamW", adamWElem*float64(n), 0)
+	c.inner.AdamW(p, g, m, v, n, h)
+}

@@ -1,0 +1,140 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"uhno/internal/model"
+	"uhno/internal/tensor"
+)
+
+// Overhead compares a variant with its baseline at the same shape: Table
+// cost-spar puts Full U-HNO (SPAR routing) over mode F (additive fusion).
+// Each field is variant / baseline.
+type Overhead struct {
+	Task     string  `json:"task,omitempty"`
+	Variant  string  `json:"variant"`
+	Baseline string  `json:"baseline"`
+	Params   float64 `json:"params_ratio"`
+	FLOPs    float64 `json:"forward_flops_ratio"`
+	Train    float64 `json:"train_median_ratio"`
+	Infer    float64 `json:"infer_median_ratio"`
+}
+
+// NewOverhead compares variant with baseline (parameters, forward FLOPs
+// per sample, median training and inference times). A ratio over a zero
+// baseline is 0 (printed "n/a").
+func NewOverhead(variant, baseline Result) Overhead {
+	ratio := func(v, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return v / b
+	}
+	return Overhead{Task: variant.Task, Variant: variant.Name, Baseline: baseline.Name,
+		Params: ratio(float64(variant.Params), float64(baseline.Params)),
+		FLOPs:  ratio(float64(variant.FLOPs.Inference), float64(baseline.FLOPs.Inference)),
+		Train:  ratio(variant.Train.MedianMS, baseline.Train.MedianMS),
+		Infer:  ratio(variant.Infer.MedianMS, baseline.Infer.MedianMS)}
+}
+
+// WriteTable writes one Markdown table row per result: parameters, GFLOPs
+// per sample (forward and training step), training and inference
+// milliseconds per step (min / median) and per sample (median), achieved
+// GFLOP/s at the medians, and the memory high-water mark.
+func WriteTable(w io.Writer, rs []Result) error {
+	var b strings.Builder
+	b.WriteString("| model | input | params | fwd GFLOP/sample | train GFLOP/sample | train ms/step (min / median) | train ms/sample | " +
+		"infer ms/step (min / median) | infer ms/sample | GFLOP/s (train / infer) | peak memory |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s / %s | %s | %s / %s | %s | %s / %s | %s |\n",
+			r.Name, tensor.ShapeString(r.Input), model.FormatCount(r.Params),
+			sig(r.FLOPs.ForwardPerSample/1e9), sig(r.FLOPs.TrainPerSample/1e9),
+			sig(r.Train.MinMS), sig(r.Train.MedianMS), sig(r.Train.MedianPerSampleMS),
+			sig(r.Infer.MinMS), sig(r.Infer.MedianMS), sig(r.Infer.MedianPerSampleMS),
+			sig(r.TrainGFLOPS), sig(r.InferGFLOPS), memory(r.Memory))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteOverheads writes one Markdown table row per comparison: each ratio
+// variant / baseline and, as the paper's Delta row, the difference in
+// percent of the variant.
+func WriteOverheads(w io.Writer, ovs []Overhead) error {
+	var b strings.Builder
+	b.WriteString("| task | variant / baseline | params | FLOPs/sample | train ms (median) | infer ms (median) |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, o := range ovs {
+		fmt.Fprintf(&b, "| %s | %s / %s | %s | %s | %s | %s |\n", o.Task, o.Variant, o.Baseline,
+			ratioCell(o.Params), ratioCell(o.FLOPs), ratioCell(o.Train), ratioCell(o.Infer))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ratioCell prints a ratio r = v/b as "1.0012x (+0.12%)", the percentage
+// being (v - b) / v.
+func ratioCell(r float64) string {
+	if math.IsNaN(r) || r == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4fx (%+.2f%%)", r, 100*(1-1/r))
+}
+
+// memory prints a high-water mark in MiB with its source.
+func memory(m Memory) string {
+	if m.PeakBytes <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f MiB (%s)", float64(m.PeakBytes)/(1<<20), m.Source)
+}
+
+// sig prints v with 4 significant digits and no exponent (0.8115, 12.35,
+// 1234).
+func sig(v float64) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	prec := 3 - int(math.Floor(math.Log10(math.Abs(v))))
+	return strconv.FormatFloat(v, 'f', max(prec, 0), 64)
+}
+
+// Host describes the machine a benchmark ran on.
+type Host struct {
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPU        string `json:"cpu,omitempty"` // /proc/cpuinfo "model name"
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Go         string `json:"go"`
+}
+
+// HostInfo describes this machine.
+func HostInfo() Host {
+	return Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPU: cpuModel(), CPUs: runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version()}
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
