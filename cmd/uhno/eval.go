@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -220,19 +219,11 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
-	backend, closeBackend, err := newBackend(threads)
+	backend, closeBackend, err := openBackend(opts.Threads, opts.Err)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := closeBackend(); err != nil {
-			fmt.Fprintf(opts.Err, "warning: %v\n", err)
-		}
-	}()
+	defer closeBackend()
 	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
 	res := evalResults{Format: evalFormat, Version: version, Task: cfg0.Task, Steps: steps, HorizonMult: opts.HorizonMult,
 		Data: cks[0].rec.Data, Trajs: len(trajs)}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"uhno/internal/config"
 	"uhno/internal/data"
+	"uhno/internal/tensor"
 )
 
 // taskData is a task's data file opened as training sees it: the dataset,
@@ -54,4 +57,24 @@ func openTaskData(cfg config.Config, path string, stride int, dataDir string) (*
 		return fail(err)
 	}
 	return td, nil
+}
+
+// openBackend opens the backend train and eval compute on (newBackend:
+// the CPU with `threads` workers, all cores when threads <= 0, or the GPU
+// in the cuda build). The returned function closes it, printing a failure
+// to close as a warning on errOut: the command's work is done by then.
+// Call both from the same goroutine.
+func openBackend(threads int, errOut io.Writer) (tensor.Backend, func(), error) {
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	b, closeB, err := newBackend(threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, func() {
+		if err := closeB(); err != nil {
+			fmt.Fprintf(errOut, "warning: %v\n", err)
+		}
+	}, nil
 }

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -161,19 +160,11 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		rec.Model, rec.ValPairs = opts.Model, opts.ValPairs
 	}
 
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
-	backend, closeBackend, err := newBackend(threads)
+	backend, closeBackend, err := openBackend(opts.Threads, opts.Err)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := closeBackend(); err != nil {
-			fmt.Fprintf(opts.Err, "warning: %v\n", err)
-		}
-	}()
+	defer closeBackend()
 
 	path, stride, dataDir, err := trainData(ctx, cfg, opts, rec)
 	if err != nil {

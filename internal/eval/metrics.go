@@ -793,16 +793,5 @@ func (m *TrajectoryMetrics) Mean(name string) float64 {
 	if name == MetricEnergyDrift {
 		return m.EnergyDrift
 	}
-	var s float64
-	n := 0
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			s += x
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return s / float64(n)
+	return nanMean(v)
 }
