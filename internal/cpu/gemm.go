@@ -44,10 +44,75 @@ func (b *Backend) convGemm(c []float32, ldc, m, n int, ap, bp []float32, l int, 
 		panic("cpu: convGemm: operand does not fit its slice")
 	}
 	if convHaveC && !b.rs.forceGo {
-		convGemmC(c, ldc, m, n, ap, bp, l, add)
+		convGemmC(c, ldc, m, n, ap, bp, l, add, nil)
 		return
 	}
 	convGemmGo(c, ldc, m, n, ap, bp, l, add)
+}
+
+// convGemmBias computes C = A B + bias[r] on row r (bias nil: C = A B).
+// The C kernel adds the bias as it stores the block; the portable path
+// fills C with the bias and adds the product, the same rounding
+// (bias + sum) either way.
+func (b *Backend) convGemmBias(c []float32, ldc, m, n int, ap, bp []float32, l int, bias []float32) {
+	if bias == nil {
+		b.convGemm(c, ldc, m, n, ap, bp, l, false)
+		return
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if convHaveC && !b.rs.forceGo {
+		mp, np := (m+convMR-1)/convMR, (n+convNR-1)/convNR
+		if len(ap) < mp*l*convMR || len(bp) < np*l*convNR || len(c) < (m-1)*ldc+n || ldc < n || len(bias) < m {
+			panic("cpu: convGemmBias: operand does not fit its slice")
+		}
+		convGemmC(c, ldc, m, n, ap, bp, l, false, bias)
+		return
+	}
+	for r := 0; r < m; r++ {
+		row := c[r*ldc:][:n]
+		for j := range row {
+			row[j] = bias[r]
+		}
+	}
+	convGemmGo(c, ldc, m, n, ap, bp, l, true)
+}
+
+// packA is convPackA, in C where built.
+func (b *Backend) packA(dst, src []float32, m, l, rs, ks int) {
+	if convHaveC && !b.rs.forceGo && m > 0 && l > 0 {
+		if len(dst) < convPackedLen(m, l, convMR) || len(src) < (m-1)*rs+(l-1)*ks+1 {
+			panic("cpu: packA: operand does not fit its slice")
+		}
+		packAC(dst, src, m, l, rs, ks)
+		return
+	}
+	convPackA(dst, src, m, l, rs, ks)
+}
+
+// packBTransposed is packBT, in C where built.
+func (b *Backend) packBTransposed(dst, src []float32, l, n, cs int) {
+	if convHaveC && !b.rs.forceGo && l > 0 && n > 0 {
+		if len(dst) < convPackedLen(n, l, convNR) || len(src) < (n-1)*cs+l {
+			panic("cpu: packBTransposed: operand does not fit its slice")
+		}
+		packBTC(dst, src, l, n, cs)
+		return
+	}
+	packBT(dst, src, l, n, cs)
+}
+
+// packB is convPackB, in C where built.
+func (b *Backend) packB(dst, src []float32, l, n, ks int) {
+	if convHaveC && !b.rs.forceGo && l > 0 && n > 0 {
+		if len(dst) < convPackedLen(n, l, convNR) || len(src) < (l-1)*ks+n {
+			panic("cpu: packB: operand does not fit its slice")
+		}
+		packBC(dst, src, l, n, ks)
+		return
+	}
+	convPackB(dst, src, l, n, ks)
 }
 
 // convGemmGo is the portable kernel: for each B panel (kept in L1) it runs

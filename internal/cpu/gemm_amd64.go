@@ -14,22 +14,44 @@ const convHaveC = true
 // convGemmC is convGemm's C kernel (gemm_amd64.c) at the widest
 // level the CPU supports; the caller has checked that every operand fits
 // its slice.
-func convGemmC(c []float32, ldc, m, n int, ap, bp []float32, l int, add bool) {
-	convGemmCLevel(-1, c, ldc, m, n, ap, bp, l, add)
+func convGemmC(c []float32, ldc, m, n int, ap, bp []float32, l int, add bool, bias []float32) {
+	convGemmCLevel(-1, c, ldc, m, n, ap, bp, l, add, bias)
+}
+
+// packAC is convPackA in C (uhno_pack_a).
+func packAC(dst, src []float32, m, l, rs, ks int) {
+	C.uhno_pack_a((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&src[0])), C.long(m), C.long(l), C.long(rs), C.long(ks))
+}
+
+// packBTC is packBT in C (uhno_pack_bt).
+func packBTC(dst, src []float32, l, n, cs int) {
+	C.uhno_pack_bt((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&src[0])), C.long(l), C.long(n), C.long(cs))
+}
+
+// packBC is convPackB in C (uhno_pack_b).
+func packBC(dst, src []float32, l, n, ks int) {
+	C.uhno_pack_b((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&src[0])), C.long(l), C.long(n), C.long(ks))
 }
 
 // convGemmCLevel runs the C kernel of a given level (2 AVX-512, 1 AVX2+FMA,
 // 0 portable C; -1 the widest supported) and reports whether the CPU has
 // it.
-func convGemmCLevel(level int, c []float32, ldc, m, n int, ap, bp []float32, l int, add bool) bool {
+func convGemmCLevel(level int, c []float32, ldc, m, n int, ap, bp []float32, l int, add bool, bias []float32) bool {
 	a := C.int(0)
 	if add {
 		a = 1
 	}
 	cp, app, bpp := (*C.float)(unsafe.Pointer(&c[0])), (*C.float)(unsafe.Pointer(&ap[0])), (*C.float)(unsafe.Pointer(&bp[0]))
+	var biasp *C.float
+	if bias != nil {
+		if len(bias) < m {
+			panic("cpu: convGemmC: bias shorter than the rows")
+		}
+		biasp = (*C.float)(unsafe.Pointer(&bias[0]))
+	}
 	if level < 0 {
-		C.uhno_conv_gemm(cp, C.long(ldc), C.long(m), C.long(n), app, bpp, C.long(l), a)
+		C.uhno_conv_gemm(cp, C.long(ldc), C.long(m), C.long(n), app, bpp, C.long(l), a, biasp)
 		return true
 	}
-	return C.uhno_conv_gemm_level(C.int(level), cp, C.long(ldc), C.long(m), C.long(n), app, bpp, C.long(l), a) == 0
+	return C.uhno_conv_gemm_level(C.int(level), cp, C.long(ldc), C.long(m), C.long(n), app, bpp, C.long(l), a, biasp) == 0
 }

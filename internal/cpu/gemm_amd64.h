@@ -7,10 +7,21 @@
 
 // C = A B (add == 0) or C += A B (add != 0) with A m x l packed in panels of
 // 6 rows and B l x n packed in panels of 16 columns; C[r, c] = c[r*ldc + c].
-void uhno_conv_gemm(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add);
+// With add == 0 and bias != NULL, C = A B + bias[r] on row r: the sum and
+// then the bias, the same rounding as filling C with the bias and adding.
+void uhno_conv_gemm(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add, const float *bias);
 
 // The same with a chosen kernel: level 2 AVX-512, 1 AVX2+FMA, 0 portable.
 // Returns -1 (and does nothing) if the CPU lacks that level, else 0.
-int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add);
+int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add, const float *bias);
+
+// Packs B (l x n, row k at src + k*ks) into panels of 16 columns (convPackB).
+void uhno_pack_b(float *dst, const float *src, long l, long n, long ks);
+
+// Packs A[r, k] = src[r*rs + k*ks] (m x l) into panels of 6 rows (convPackA).
+void uhno_pack_a(float *dst, const float *src, long m, long l, long rs, long ks);
+
+// Packs B[k, c] = src[c*cs + k] (l x n) into panels of 16 columns (packBT).
+void uhno_pack_bt(float *dst, const float *src, long l, long n, long cs);
 
 #endif

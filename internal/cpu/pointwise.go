@@ -25,18 +25,9 @@ func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 		for j := lo; j < hi; j++ {
 			bi, t := j/tiles, j%tiles
 			s0, n := t*pointwiseTile, min(pointwiseTile, sp-t*pointwiseTile)
-			yb := Y[bi*cout*sp+s0:]
-			if Bias != nil {
-				for o := 0; o < cout; o++ {
-					row := yb[o*sp:][:n]
-					for i := range row {
-						row[i] = Bias[o]
-					}
-				}
-			}
 			xp := s.floats(rsSlotPatch, convPackedLen(n, cin, convNR))
-			convPackB(xp, X[bi*cin*sp+s0:], cin, n, sp)
-			b.convGemm(yb, sp, cout, n, wa, xp, cin, Bias != nil)
+			b.packB(xp, X[bi*cin*sp+s0:], cin, n, sp)
+			b.convGemmBias(Y[bi*cout*sp+s0:], sp, cout, n, wa, xp, cin, Bias)
 		}
 	})
 }
@@ -62,7 +53,7 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 				bi, t := j/tiles, j%tiles
 				s0, n := t*pointwiseTile, min(pointwiseTile, sp-t*pointwiseTile)
 				dyp := s.floats(rsSlotPatch, convPackedLen(n, cout, convNR))
-				convPackB(dyp, DY[bi*cout*sp+s0:], cout, n, sp)
+				b.packB(dyp, DY[bi*cout*sp+s0:], cout, n, sp)
 				b.convGemm(DX[bi*cin*sp+s0:], sp, cin, n, wt, dyp, cout, true)
 			}
 		})
@@ -75,9 +66,9 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 			defer b.putScratch(s)
 			for bi := lo; bi < hi; bi++ {
 				dya := s.floats(rsSlotDYA, convPackedLen(cout, sp, convMR))
-				convPackA(dya, DY[bi*cout*sp:], cout, sp, sp, 1)
+				b.packA(dya, DY[bi*cout*sp:], cout, sp, sp, 1)
 				xt := s.floats(rsSlotDYB, convPackedLen(cin, sp, convNR))
-				packBT(xt, X[bi*cin*sp:], sp, cin, sp)
+				b.packBTransposed(xt, X[bi*cin*sp:], sp, cin, sp)
 				b.convGemm(parts[bi*cout*cin:], cin, cout, cin, dya, xt, sp, false)
 			}
 		})
@@ -89,13 +80,29 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 		DB := data(dbias)
 		b.parallel(cout, grainFor(nb*sp), func(lo, hi int) {
 			for o := lo; o < hi; o++ {
-				var s float32
+				// Eight interleaved partial sums (a fixed order, so the
+				// result does not depend on the thread count), combined
+				// pairwise at the end.
+				var p [8]float32
 				for bi := 0; bi < nb; bi++ {
-					for _, v := range DY[(bi*cout+o)*sp:][:sp] {
-						s += v
+					row := DY[(bi*cout+o)*sp:][:sp]
+					i := 0
+					for ; i+8 <= len(row); i += 8 {
+						q := row[i : i+8 : i+8]
+						p[0] += q[0]
+						p[1] += q[1]
+						p[2] += q[2]
+						p[3] += q[3]
+						p[4] += q[4]
+						p[5] += q[5]
+						p[6] += q[6]
+						p[7] += q[7]
+					}
+					for ; i < len(row); i++ {
+						p[i%8] += row[i]
 					}
 				}
-				DB[o] += s
+				DB[o] += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
 			}
 		})
 	}

@@ -235,15 +235,7 @@ func (b *Backend) ConvDown(y, x, w, bias *tensor.Tensor) {
 			patch := s.floats(rsSlotPatch, convPackedLen(n, g.k, convNR))
 			g.im2col(patch, X[bi*g.cin*g.sin:][:g.cin*g.sin], offs, n)
 			yt := Y[bi*g.cout*g.p+p0:]
-			b.convGemm(yt, g.p, g.cout, n, wa, patch, g.k, false)
-			if Bias != nil {
-				for o, bv := range Bias {
-					row := yt[o*g.p:][:n]
-					for j := range row {
-						row[j] += bv
-					}
-				}
-			}
+			b.convGemmBias(yt, g.p, g.cout, n, wa, patch, g.k, Bias)
 		}
 	})
 }

@@ -36,7 +36,7 @@ func TestConvGemm(t *testing.T) {
 				got := append([]float32(nil), c0...)
 				if kernel == "go" {
 					convGemmGo(got, ldc, c.m, c.n, ap, bp, c.l, add)
-				} else if !convGemmCLevel(int(kernel[1]-'0'), got, ldc, c.m, c.n, ap, bp, c.l, add) {
+				} else if !convGemmCLevel(int(kernel[1]-'0'), got, ldc, c.m, c.n, ap, bp, c.l, add, nil) {
 					continue // not built, or not supported by this CPU
 				}
 				for i := 0; i < c.m; i++ {
@@ -135,5 +135,127 @@ func BenchmarkConvDownKernel(b *testing.B) {
 				tp.Reset()
 			}
 		})
+	}
+}
+
+// TestConvGemmBias: the bias added as the C kernel stores (every level)
+// and the portable fill-then-add path both give exactly the product
+// followed by + bias[r] of the same kernel; columns beyond n and rows
+// beyond m are untouched.
+func TestConvGemmBias(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	fill := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.Float64()*2 - 1)
+		}
+		return s
+	}
+	for _, c := range []struct{ m, n, l int }{{1, 1, 1}, {7, 17, 3}, {13, 40, 33}, {32, 256, 32}} {
+		a, bm, bias := fill(c.m*c.l), fill(c.l*c.n), fill(c.m)
+		ap := make([]float32, convPackedLen(c.m, c.l, convMR))
+		bp := make([]float32, convPackedLen(c.n, c.l, convNR))
+		convPackA(ap, a, c.m, c.l, c.l, 1)
+		convPackB(bp, bm, c.l, c.n, c.n)
+		ldc := c.n + 5
+		c0 := fill((c.m + 1) * ldc)
+		for _, kernel := range []string{"go", "c0", "c1", "c2"} {
+			want := append([]float32(nil), c0...)
+			got := append([]float32(nil), c0...)
+			if kernel == "go" {
+				convGemmGo(want, ldc, c.m, c.n, ap, bp, c.l, false)
+				be := New(1)
+				be.rs.forceGo = true
+				be.convGemmBias(got, ldc, c.m, c.n, ap, bp, c.l, bias)
+			} else {
+				lv := int(kernel[1] - '0')
+				if !convGemmCLevel(lv, want, ldc, c.m, c.n, ap, bp, c.l, false, nil) {
+					continue
+				}
+				convGemmCLevel(lv, got, ldc, c.m, c.n, ap, bp, c.l, false, bias)
+			}
+			for i := 0; i < c.m; i++ {
+				for j := 0; j < c.n; j++ {
+					want[i*ldc+j] += bias[i]
+				}
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%+v kernel %s: element %d (row %d, col %d) = %g, want %g", c, kernel, i, i/ldc, i%ldc, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestPackB: the C packing equals convPackB, partial last panel included.
+func TestPackB(t *testing.T) {
+	if !convHaveC {
+		t.Skip("no C kernel in this build")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct{ l, n, ks int }{{1, 1, 1}, {3, 16, 20}, {32, 256, 4096}, {5, 37, 40}} {
+		src := make([]float32, (c.l-1)*c.ks+c.n)
+		for i := range src {
+			src[i] = float32(r.NormFloat64())
+		}
+		want := make([]float32, convPackedLen(c.n, c.l, convNR))
+		got := make([]float32, len(want))
+		for i := range got {
+			got[i] = float32(math.NaN()) // every entry must be written
+		}
+		convPackB(want, src, c.l, c.n, c.ks)
+		New(1).packB(got, src, c.l, c.n, c.ks)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%+v: packed[%d] = %g, want %g", c, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestPackAAndBT: the C packings equal convPackA and packBT, partial
+// panels included.
+func TestPackAAndBT(t *testing.T) {
+	if !convHaveC {
+		t.Skip("no C kernel in this build")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	nan := float32(math.NaN())
+	for _, c := range []struct{ m, l, rs, ks int }{{1, 1, 1, 1}, {7, 5, 5, 1}, {32, 4096, 4096, 1}, {13, 9, 1, 13}} {
+		src := make([]float32, (c.m-1)*c.rs+(c.l-1)*c.ks+1)
+		for i := range src {
+			src[i] = float32(r.NormFloat64())
+		}
+		want := make([]float32, convPackedLen(c.m, c.l, convMR))
+		got := make([]float32, len(want))
+		for i := range got {
+			got[i] = nan
+		}
+		convPackA(want, src, c.m, c.l, c.rs, c.ks)
+		New(1).packA(got, src, c.m, c.l, c.rs, c.ks)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("packA %+v: [%d] = %g, want %g", c, i, got[i], want[i])
+			}
+		}
+	}
+	for _, c := range []struct{ l, n, cs int }{{1, 1, 1}, {9, 17, 9}, {4096, 32, 4096}, {5, 3, 8}} {
+		src := make([]float32, (c.n-1)*c.cs+c.l)
+		for i := range src {
+			src[i] = float32(r.NormFloat64())
+		}
+		want := make([]float32, convPackedLen(c.n, c.l, convNR))
+		got := make([]float32, len(want))
+		for i := range got {
+			got[i] = nan
+		}
+		packBT(want, src, c.l, c.n, c.cs)
+		New(1).packBTransposed(got, src, c.l, c.n, c.cs)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("packBT %+v: [%d] = %g, want %g", c, i, got[i], want[i])
+			}
+		}
 	}
 }
