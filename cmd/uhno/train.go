@@ -40,6 +40,9 @@ type trainOptions struct {
 	DataDir   string
 	Threads   int
 	Quiet     bool
+	// Graph replays the training step as a CUDA graph where the backend
+	// can record one (the GPU build); the CPU ignores it.
+	Graph bool
 	// StopAfter ends the run after this step with a checkpoint, as Ctrl-C
 	// would (0: run to the end).
 	StopAfter int
@@ -106,6 +109,7 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	f.StringVar(&opts.DataDir, "data", "", "data directory (default: $UHNO_DATA or the user cache)")
 	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")
+	f.BoolVar(&opts.Graph, "graph", true, "on the GPU, replay each training step as a recorded CUDA graph (--graph=false: launch every kernel from the host)")
 	f.IntVar(&opts.LogEvery, "log-every", 10, "steps between log records")
 	f.IntVar(&opts.ValEvery, "val-every", 500, "steps between validation losses (0: only at the end)")
 	f.IntVar(&opts.CkptEvery, "ckpt-every", 1000, "steps between checkpoints (0: only at the end)")
@@ -212,7 +216,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		Schedule: train.Schedule{Peak: cfg.Optim.LR, Warmup: cfg.Optim.Warmup, Steps: cfg.Optim.Steps},
 		Optim:    train.AdamW{Beta1: cfg.Optim.Betas[0], Beta2: cfg.Optim.Betas[1], Eps: cfg.Optim.AdamEps, WeightDecay: cfg.Optim.WeightDecay},
 		LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: opts.Keep,
-		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet,
+		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet, Graph: opts.Graph,
 		DataSeed: uint64(cfg.Seed), Run: cfg, Version: version, Build: rec,
 	}
 	res, err := train.Run(ctx, tcfg, opts.Err)

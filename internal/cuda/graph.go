@@ -26,7 +26,11 @@ static const char *uhno_graph_error_name(CUresult r) {
 */
 import "C"
 
-import "fmt"
+import (
+	"fmt"
+
+	"uhno/internal/tensor"
+)
 
 // Graph is a captured, instantiated CUDA graph: a recorded sequence of
 // kernel launches and copies on the backend's stream that Launch replays
@@ -166,4 +170,15 @@ func (g *Graph) Destroy() error {
 		g.graph = nil
 	}
 	return err
+}
+
+var _ tensor.StepCapturer = (*Backend)(nil)
+
+// CaptureStep implements tensor.StepCapturer with Capture.
+func (b *Backend) CaptureStep(step func()) (tensor.StepReplay, error) {
+	g, err := b.Capture(step)
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }

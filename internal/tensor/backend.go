@@ -206,3 +206,21 @@ type AdamWHyper struct {
 	LR, Beta1, Beta2, Eps, WeightDecay float64
 	Step                               int
 }
+
+// StepCapturer is implemented by backends that can record the operations
+// of one training step once and replay them as a whole (internal/cuda:
+// CUDA graphs, so a step costs one launch from the host). CaptureStep
+// records what step enqueues without running it; the returned replay runs
+// it. The step must only enqueue device work: no Upload, Download or
+// other host synchronisation, and the same buffers on every replay.
+type StepCapturer interface {
+	CaptureStep(step func()) (StepReplay, error)
+}
+
+// StepReplay is a recorded step.
+type StepReplay interface {
+	// Launch runs the recorded step once (asynchronously on a GPU).
+	Launch() error
+	// Destroy releases it.
+	Destroy() error
+}

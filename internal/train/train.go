@@ -91,6 +91,12 @@ type Config struct {
 	StopAfter int
 	// Progress draws a progress bar on the output writer.
 	Progress bool
+	// Graph replays the training step as a recorded graph when the backend
+	// can record one (tensor.StepCapturer: CUDA graphs): after one direct
+	// step, forward, loss and backward are captured once and each later
+	// step is one replay plus the AdamW update. Results are those of the
+	// direct loop. Ignored on backends without capture (the CPU).
+	Graph bool
 
 	// DataSeed and Batch describe the batch stream for the checkpoint.
 	DataSeed uint64
@@ -278,6 +284,16 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		return logw.Flush()
 	}
 
+	// Validation runs on a tape of its own, so that it never releases the
+	// buffers of a recorded step.
+	vtp := tensor.NewTape(b)
+	defer vtp.Release()
+	var graph *graphStep
+	if capt, ok := b.(tensor.StepCapturer); ok && cfg.Graph {
+		graph = newGraphStep(capt, tp, cfg)
+		defer graph.release()
+	}
+
 	start := time.Now()
 	lastLog, lastLogStep := start, st.Step
 	for st.Step < end {
@@ -287,23 +303,38 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		t := st.Step + 1
 		lr := cfg.Schedule.LR(t)
 
-		tp.Reset()
 		if err := cfg.Train.Next(in, tgt); err != nil {
 			finishBar()
 			return res, fmt.Errorf("train: step %d: batch: %w", t, err)
 		}
 		st.Data.Drawn++
-		x := tp.FromHost(in, cfg.Train.InputShape()...)
-		y := tp.FromHost(tgt, cfg.Train.TargetShape()...)
-		pred, aux := cfg.Model.Forward(tp, x)
-		terms := cfg.Loss.Loss(tp, pred, y, aux)
+		var (
+			terms Terms
+			aux   Aux
+		)
+		if graph != nil {
+			if err := graph.step(in, tgt); err != nil {
+				finishBar()
+				return res, fmt.Errorf("train: step %d: %w", t, err)
+			}
+			terms, aux = graph.terms, graph.aux
+		} else {
+			tp.Reset()
+			x := tp.FromHost(in, cfg.Train.InputShape()...)
+			y := tp.FromHost(tgt, cfg.Train.TargetShape()...)
+			var pred *tensor.Tensor
+			pred, aux = cfg.Model.Forward(tp, x)
+			terms = cfg.Loss.Loss(tp, pred, y, aux)
+		}
 		vals := terms.Values(b)
 		if math.IsNaN(vals.Total) || math.IsInf(vals.Total, 0) {
 			finishBar()
 			return res, fmt.Errorf("train: step %d: loss is %g (mse %g, h1 %g, cbc %g); the weights diverged, last checkpoint %s",
 				t, vals.Total, vals.MSE, vals.H1, vals.CBC, orNone(res.Checkpoint))
 		}
-		tp.Backward(terms.Total)
+		if graph == nil {
+			tp.Backward(terms.Total)
+		}
 		b.AdamW(pdata, pgrad, m, v, n, tensor.AdamWHyper{
 			LR: lr, Beta1: cfg.Optim.Beta1, Beta2: cfg.Optim.Beta2, Eps: cfg.Optim.Eps,
 			WeightDecay: cfg.Optim.WeightDecay, Step: t,
@@ -329,7 +360,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 			lastLog, lastLogStep = now, t
 		}
 		if cfg.Val != nil && len(cfg.Val.Batches) > 0 && ((cfg.ValEvery > 0 && t%cfg.ValEvery == 0) || t == cfg.Schedule.Steps) {
-			val := validate(tp, cfg)
+			val := validate(vtp, cfg)
 			res.Val = &val
 			if st.BestValStep == 0 || val.Total < st.BestVal {
 				st.BestVal, st.BestValStep = val.Total, t
