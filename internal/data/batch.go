@@ -132,20 +132,46 @@ func (b *Batcher) startEpoch(e int) {
 // nextGroup loads the next group of trajectories (starting a new epoch
 // when the permutation is used up) and shuffles its pairs.
 func (b *Batcher) nextGroup() error {
+	for _, i := range b.advanceGroup() {
+		if _, err := b.load(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// advanceGroup moves to the next group of trajectories and shuffles its
+// pairs into the queue, reading nothing; it returns the group.
+func (b *Batcher) advanceGroup() []int {
 	if b.group*b.cap >= len(b.perm) {
 		b.startEpoch(b.epoch + 1)
 	}
 	lo := b.group * b.cap
 	g := b.perm[lo:min(lo+b.cap, len(b.perm))]
 	b.group++
-	for _, i := range g {
-		if _, err := b.load(i); err != nil {
-			return err
-		}
-	}
 	b.queue = b.plan.Pairs(g)
 	b.rng.Shuffle(len(b.queue), func(i, j int) { b.queue[i], b.queue[j] = b.queue[j], b.queue[i] })
 	b.pos = 0
+	return g
+}
+
+// Skip moves past n batches without reading or copying their pairs: the
+// batches after it are those a batcher that drew the n batches would give
+// (the order depends only on the seed and the number of pairs drawn; only
+// which trajectories are cached differs). Resuming a run uses it instead
+// of replaying the data order.
+func (b *Batcher) Skip(n int) error {
+	if n < 0 {
+		return fmt.Errorf("data: Skip(%d): want n >= 0", n)
+	}
+	for left := n * b.opt.Batch; left > 0; {
+		if b.pos == len(b.queue) {
+			b.advanceGroup()
+		}
+		k := min(left, len(b.queue)-b.pos)
+		b.pos += k
+		left -= k
+	}
 	return nil
 }
 

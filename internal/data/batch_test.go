@@ -244,3 +244,63 @@ func TestBatcherNormalizes(t *testing.T) {
 		t.Errorf("statistics of the wrong fields: %v", err)
 	}
 }
+
+// TestBatcherSkip: skipping n batches and drawing gives exactly the
+// batches a batcher that drew the n gives next, values included, across
+// group and epoch boundaries and for several residency limits, and skips
+// read nothing from the file.
+func TestBatcherSkip(t *testing.T) {
+	fx := burgersFixture(t, 10, 7, 8)
+	d, err := Open(fx.path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	split, err := NewSplit(10, 7, 3, SplitSeeded, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Plan(Sampling{History: 1, Pairs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, resident := range []int{1, 3, 0} {
+		for _, n := range []int{0, 1, 4, 9, 23} { // 35 pairs per epoch, batch 3: 9 and 23 cross epochs
+			opt := BatchOptions{Batch: 3, Seed: 4, Resident: resident}
+			drawn, _ := NewBatcher(p, split.Train, opt)
+			skipped, _ := NewBatcher(p, split.Train, opt)
+			in := make([]float32, prod(drawn.InputShape()))
+			tgt := make([]float32, prod(drawn.TargetShape()))
+			for range n {
+				if _, err := drawn.Next(in, tgt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := skipped.Skip(n); err != nil {
+				t.Fatal(err)
+			}
+			if skipped.reads != 0 {
+				t.Fatalf("resident %d, skip %d: %d trajectories read while skipping", resident, n, skipped.reads)
+			}
+			in2, tgt2 := make([]float32, len(in)), make([]float32, len(tgt))
+			for k := range 15 {
+				a, err := drawn.Next(in, tgt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a = slices.Clone(a)
+				b, err := skipped.Next(in2, tgt2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(a, b) || !slices.Equal(in, in2) || !slices.Equal(tgt, tgt2) {
+					t.Fatalf("resident %d, skip %d: batch %d after the skip differs: %v vs %v", resident, n, k, a, b)
+				}
+			}
+		}
+	}
+	b, _ := NewBatcher(p, split.Train, BatchOptions{Batch: 3, Seed: 4})
+	if err := b.Skip(-1); err == nil {
+		t.Fatal("Skip(-1) accepted")
+	}
+}

@@ -21,6 +21,10 @@ func (s batcherStream) Next(in, tgt []float32) error {
 	return err
 }
 
+// Skip implements Skipper: resuming moves past the drawn batches without
+// reading them.
+func (s batcherStream) Skip(n int) error { return s.b.Skip(n) }
+
 func (s batcherStream) InputShape() []int  { return s.b.InputShape() }
 func (s batcherStream) TargetShape() []int { return s.b.TargetShape() }
 
