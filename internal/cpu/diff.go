@@ -30,17 +30,8 @@ func diffRow(i, n int, periodic bool, c, invH float32) (left, diag, right float3
 
 // diffLayout returns the [outer, n, inner] view of x along spatial axis.
 func diffLayout(x *tensor.Tensor, axis int) (outer, n, inner int) {
-	sp := x.Spatial()
-	outer, n, inner = x.Batch()*x.Channels(), sp[axis], 1
-	for a, s := range sp {
-		switch {
-		case a < axis:
-			outer *= s
-		case a > axis:
-			inner *= s
-		}
-	}
-	return outer, n, inner
+	outer, n, inner = tensor.AxisLayout(x.Spatial(), axis)
+	return x.Batch() * x.Channels() * outer, n, inner
 }
 
 // diffCoefs returns c = 1/(2h) and invH = 1/h in float32.

@@ -8,17 +8,8 @@ import "uhno/internal/tensor"
 // `axis` and the coefficients c = 1/(2h) and invH = 1/h, computed in
 // float64 and rounded to float32 exactly as the CPU backend does.
 func diffArgs(x *tensor.Tensor, axis int, h float32) (outer, n, inner int, c, invH float32) {
-	sp := x.Spatial()
-	outer, n, inner = x.Batch()*x.Channels(), sp[axis], 1
-	for a, s := range sp {
-		switch {
-		case a < axis:
-			outer *= s
-		case a > axis:
-			inner *= s
-		}
-	}
-	return outer, n, inner, float32(1 / (2 * float64(h))), float32(1 / float64(h))
+	outer, n, inner = tensor.AxisLayout(x.Spatial(), axis)
+	return x.Batch() * x.Channels() * outer, n, inner, float32(1 / (2 * float64(h))), float32(1 / float64(h))
 }
 
 // boolArg passes a bool as a kernel int (1 or 0).

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"uhno/internal/tensor"
+
 	"fmt"
 	"math"
 	"runtime"
@@ -83,18 +85,7 @@ func (g Grid) mustFrame(frames ...[]float32) {
 // axisLayout views one channel's values along spatial axis a as
 // [outer, n, inner]: outer is the product of the sizes before a, inner of
 // those after it.
-func axisLayout(shape []int, a int) (outer, n, inner int) {
-	outer, n, inner = 1, shape[a], 1
-	for d, s := range shape {
-		switch {
-		case d < a:
-			outer *= s
-		case d > a:
-			inner *= s
-		}
-	}
-	return outer, n, inner
-}
+func axisLayout(shape []int, a int) (outer, n, inner int) { return tensor.AxisLayout(shape, a) }
 
 // mustSameLen panics when pred and truth differ in length.
 func mustSameLen(pred, truth []float32) {

@@ -113,3 +113,20 @@ func mustField(op string, t *Tensor) {
 		panic(fmt.Sprintf("tensor: %s: want shape [batch, channels, 1-3 spatial axes], got %v", op, t.Shape))
 	}
 }
+
+// AxisLayout views a row-major array of the given shape as [outer, n,
+// inner] around axis a: n = shape[a], outer the product of the sizes
+// before it, inner of those after it. Finite differences and separable
+// filters walk an axis this way.
+func AxisLayout(shape []int, a int) (outer, n, inner int) {
+	outer, n, inner = 1, shape[a], 1
+	for d, s := range shape {
+		switch {
+		case d < a:
+			outer *= s
+		case d > a:
+			inner *= s
+		}
+	}
+	return outer, n, inner
+}
