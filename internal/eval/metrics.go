@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"uhno/internal/tensor"
-
 	"fmt"
 	"math"
 	"runtime"
@@ -10,6 +8,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/dsp/fourier"
+
+	"uhno/internal/tensor"
 )
 
 // Grid is the layout of one frame: Channels fields, each on a grid of
