@@ -20,16 +20,28 @@ PTX := $(patsubst kernels/%.cu,internal/cuda/ptx/%.ptx,$(KERNELS))
 # which has no HDF5 (GUIDE section 1); libcuda comes from the driver.
 CUDA_CGO_LDFLAGS := -Wl,-Bstatic -lhdf5_serial_hl -lhdf5_serial -lsz -laec -lz -Wl,-Bdynamic -lm -ldl
 
-.PHONY: build test bench setup clean kernels cuda cuda-test vet-cuda
+.PHONY: build test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
 
 ## build: the CPU binary bin/uhno
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/uhno ./cmd/uhno
 
-## test: vet and run every test, uncached
-test:
+## test: vet and run every test, uncached, then the CUDA backend's tests
+## under the CPU emulator (emu-test)
+test: emu-generate
 	$(GO) vet ./...
+	$(GO) vet -tags cudaemu ./...
 	$(GO) test -count=1 ./...
+	bash scripts/emu_test.sh
+
+## emu-test: the CUDA backend's tests on the CPU under the emulator, once per
+## thread order (internal/cuda/emu; scripts/emu_test.sh)
+emu-test: emu-generate
+	bash scripts/emu_test.sh
+
+## emu-generate: the emulator's wrappers and launch table from kernels/*.cu
+emu-generate:
+	$(GO) generate ./internal/cuda/emu
 
 ## bench: the benchmarks of the internal packages, no tests
 bench:

@@ -4,12 +4,14 @@
 # available). Go 1.26 must already be installed at /usr/local/go.
 #
 # APT_PACKAGES lists the system packages: make (minimal images lack it), a
-# C compiler for the cgo fast paths of internal/cpu, and the HDF5 headers and
-# libraries that gonum.org/v1/hdf5 links against (internal/data/h5).
+# C compiler for the cgo fast paths of internal/cpu, the HDF5 headers and
+# libraries that gonum.org/v1/hdf5 links against (internal/data/h5), and
+# for the CUDA emulator (internal/cuda/emu, which compiles kernels/*.cu as
+# C++) a C++ compiler and FFTW in single precision, its stand-in for cuFFT.
 # Packages already installed are skipped.
 set -euo pipefail
 
-APT_PACKAGES=(make gcc libc6-dev libhdf5-dev)
+APT_PACKAGES=(make gcc g++ libc6-dev libhdf5-dev libfftw3-dev)
 
 export PATH="$PATH:/usr/local/go/bin"
 cd "$(dirname "$0")/.."

@@ -3,19 +3,31 @@
 //
 // # Build
 //
-// The backend itself is behind the build tag `cuda`: gorgonia.org/cu calls
-// cuInit in its package init and exits the process when no driver is
-// present, so it is linked only into the separate binary bin/uhno-cuda
-// (`make cuda`). The kernels are CUDA C in kernels/*.cu, compiled by
-// `make kernels` (nvcc 11.8, -arch=compute_80, PTX ISA 7.8) into
-// internal/cuda/ptx/*.ptx, which are committed and embedded in the binary;
-// the driver JIT-compiles them for the GPU it finds (sm_90 on the H100).
-// cuFFT is loaded at run time by internal/cuda/cufft (dlopen of
-// libcufft.so.12, .11 or .10), so one binary runs against the CUDA 13
-// libraries of the GPU machine although it was built with CUDA 11.8.
+// The backend is split at a driver seam (driver.go): everything it asks
+// of CUDA (memory, copies, kernel launches by name, the stream, graph
+// capture, cuFFT) is the interface `driver`, and the backend's own logic
+// (plans, launch geometry, the caching allocator, graph replay, op
+// orchestration) is the same code, without cgo, under either of two
+// build tags, each of which supplies one implementation:
 //
-// The files of this package without the tag hold what can be checked on
-// any machine: the launch geometry of every kernel (geometry.go), tested
+//   - `cuda` (driver_cuda.go): the GPU, through gorgonia.org/cu. It calls
+//     cuInit in its package init and exits the process when no driver is
+//     present, so it is linked only into the separate binary bin/uhno-cuda
+//     (`make cuda`). The kernels are CUDA C in kernels/*.cu, compiled by
+//     `make kernels` (nvcc 11.8, -arch=compute_80, PTX ISA 7.8) into
+//     internal/cuda/ptx/*.ptx, which are committed and embedded in the
+//     binary; the driver JIT-compiles them for the GPU it finds (sm_90 on
+//     the H100). cuFFT is loaded at run time by internal/cuda/cufft
+//     (dlopen of libcufft.so.12, .11 or .10), so one binary runs against
+//     the CUDA 13 libraries of the GPU machine although it was built with
+//     CUDA 11.8.
+//   - `cudaemu` (driver_emu.go): internal/cuda/emu, which runs the same
+//     kernels/*.cu, compiled as C++, on the CPU under an emulation of
+//     CUDA's execution model, with FFTW for cuFFT. It needs no GPU and no
+//     CUDA toolkit, so the package's tests run in CI under it.
+//
+// The files of this package without either tag hold what can be checked
+// on any machine: the launch geometry of every kernel (geometry.go), tested
 // in CI. internal/cuda/alloc (the caching allocator) and
 // internal/cuda/cufft (the loader's error path) are tested the same way.
 //
@@ -34,6 +46,7 @@
 //     sample on the device. A training step is therefore a fixed sequence
 //     of launches that a CUDA graph can capture.
 //   - Numerics follow the CPU backend (internal/cpu), the reference each
-//     kernel is tested against on random inputs (the cuda-tagged tests,
-//     built with `go test -c -tags cuda` and run on the GPU machine).
+//     kernel is tested against on random inputs (the tests tagged
+//     `cuda || cudaemu`: built with `go test -c -tags cuda` and run on the
+//     GPU machine, or run under the emulator with `-tags cudaemu`).
 package cuda

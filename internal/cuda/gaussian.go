@@ -1,11 +1,9 @@
-//go:build cuda
+//go:build cuda || cudaemu
 
 package cuda
 
 import (
 	"fmt"
-
-	"gorgonia.org/cu"
 
 	"uhno/internal/tensor"
 )
@@ -54,7 +52,7 @@ func (b *Backend) gaussSetup(x, logSigma *tensor.Tensor, opt tensor.GaussOpts) *
 	stride := 2 * (g.rmax + 1)
 	tab := b.scratchBuf("gauss_taps", g.pairs*stride+g.pairs)
 	g.taps = bufWindow(tab, g.pairs*stride)
-	g.rad = &Buf{ptr: tab.ptr + cu.DevicePtr(4*g.pairs*stride), n: g.pairs, view: true}
+	g.rad = &Buf{ptr: tab.ptr + uintptr(4*g.pairs*stride), n: g.pairs, view: true}
 	norm := 0
 	if opt.Normalize {
 		norm = 1

@@ -1,30 +1,6 @@
-//go:build cuda
+//go:build cuda || cudaemu
 
 package cuda
-
-/*
-#cgo LDFLAGS: -lcuda
-#include <cuda.h>
-
-// The capture API through static wrappers: cuda.h names several of these
-// functions by macros (cuStreamBeginCapture is cuStreamBeginCapture_v2),
-// which cgo cannot call. gorgonia.org/cu v0.9.6 has no capture API.
-static CUresult uhno_capture_begin(CUstream s) {
-	return cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED);
-}
-static CUresult uhno_capture_end(CUstream s, CUgraph *g) { return cuStreamEndCapture(s, g); }
-static CUresult uhno_graph_instantiate(CUgraphExec *e, CUgraph g) { return cuGraphInstantiateWithFlags(e, g, 0); }
-static CUresult uhno_graph_launch(CUgraphExec e, CUstream s) { return cuGraphLaunch(e, s); }
-static CUresult uhno_graph_exec_destroy(CUgraphExec e) { return cuGraphExecDestroy(e); }
-static CUresult uhno_graph_destroy(CUgraph g) { return cuGraphDestroy(g); }
-
-static const char *uhno_graph_error_name(CUresult r) {
-	const char *s = NULL;
-	if (cuGetErrorName(r, &s) != CUDA_SUCCESS || s == NULL) return "unknown CUresult";
-	return s;
-}
-*/
-import "C"
 
 import (
 	"fmt"
@@ -79,33 +55,18 @@ import (
 // the backend's stream, and errors of the replayed kernels surface at the
 // next synchronising call (Download).
 type Graph struct {
-	b     *Backend
-	graph C.CUgraph
-	exec  C.CUgraphExec
-}
-
-// cuResult turns a driver result into an error naming the call.
-func cuResult(call string, r C.CUresult) error {
-	if r == C.CUDA_SUCCESS {
-		return nil
-	}
-	return fmt.Errorf("cuda: %s: %s", call, C.GoString(C.uhno_graph_error_name(r)))
+	g driverGraph // nil once destroyed
 }
 
 // Capture records the work step enqueues on the backend's stream into a
-// CUDA graph and instantiates it; nothing step enqueues runs during
-// Capture. The capture mode is relaxed: Go may move the goroutine to
-// another OS thread between driver calls, which the global and
-// thread-local modes forbid (they tie the capture to the calling thread
-// and reject allocator calls). step must only enqueue work (see Graph); a
-// step that synchronises, panics, or leaves the capture invalid makes
-// Capture return an error after ending the capture, so the stream is
-// usable again.
+// graph (drv.CaptureBegin, step, drv.CaptureEnd) and instantiates it;
+// nothing step enqueues runs during Capture. step must only enqueue work
+// (see Graph); a step that synchronises, panics, or leaves the capture
+// invalid makes Capture return an error after ending the capture, so the
+// stream is usable again.
 func (b *Backend) Capture(step func()) (g *Graph, err error) {
-	defer b.enter()()
-	s := streamHandle(b.stream)
-	if err := cuResult("cuStreamBeginCapture", C.uhno_capture_begin(s)); err != nil {
-		return nil, err
+	if err := b.drv.CaptureBegin(); err != nil {
+		return nil, fmt.Errorf("cuda: capture: %w", err)
 	}
 	capturing := true
 	defer func() {
@@ -114,62 +75,47 @@ func (b *Backend) Capture(step func()) (g *Graph, err error) {
 			return
 		}
 		if capturing {
-			var graph C.CUgraph
-			C.uhno_capture_end(s, &graph) // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED is expected here
-			if graph != nil {
-				C.uhno_graph_destroy(graph)
+			// The driver reports the capture as invalidated here, which
+			// is expected; only the ended capture matters.
+			if dg, _ := b.drv.CaptureEnd(); dg != nil {
+				dg.Destroy()
 			}
 		}
 		g, err = nil, fmt.Errorf("cuda: capture: the step panicked: %v", p)
 	}()
 	step()
-	b.bind()
-	var graph C.CUgraph
 	capturing = false
-	if err := cuResult("cuStreamEndCapture", C.uhno_capture_end(s, &graph)); err != nil {
-		if graph != nil {
-			C.uhno_graph_destroy(graph)
-		}
-		return nil, err
+	dg, err := b.drv.CaptureEnd()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: capture: %w", err)
 	}
-	var exec C.CUgraphExec
-	if err := cuResult("cuGraphInstantiateWithFlags", C.uhno_graph_instantiate(&exec, graph)); err != nil {
-		C.uhno_graph_destroy(graph)
-		return nil, err
-	}
-	return &Graph{b: b, graph: graph, exec: exec}, nil
+	return &Graph{g: dg}, nil
 }
 
-// Launch replays the graph on the backend's stream (cuGraphLaunch). It
-// returns once the replay is enqueued.
+// Launch replays the graph on the backend's stream. It returns once the
+// replay is enqueued.
 func (g *Graph) Launch() error {
-	if g.exec == nil {
+	if g.g == nil {
 		return fmt.Errorf("cuda: Launch of a destroyed graph")
 	}
-	defer g.b.enter()()
-	return cuResult("cuGraphLaunch", C.uhno_graph_launch(g.exec, streamHandle(g.b.stream)))
+	if err := g.g.Launch(); err != nil {
+		return fmt.Errorf("cuda: graph launch: %w", err)
+	}
+	return nil
 }
 
-// Destroy releases the executable graph and the graph. Replays already
-// enqueued complete normally (the driver defers the release). Destroying
-// twice is a no-op.
+// Destroy releases the graph. Replays already enqueued complete normally
+// (the driver defers the release). Destroying twice is a no-op.
 func (g *Graph) Destroy() error {
-	if g.exec == nil && g.graph == nil {
+	if g.g == nil {
 		return nil
 	}
-	defer g.b.enter()()
-	var err error
-	if g.exec != nil {
-		err = cuResult("cuGraphExecDestroy", C.uhno_graph_exec_destroy(g.exec))
-		g.exec = nil
+	dg := g.g
+	g.g = nil
+	if err := dg.Destroy(); err != nil {
+		return fmt.Errorf("cuda: graph destroy: %w", err)
 	}
-	if g.graph != nil {
-		if gerr := cuResult("cuGraphDestroy", C.uhno_graph_destroy(g.graph)); err == nil {
-			err = gerr
-		}
-		g.graph = nil
-	}
-	return err
+	return nil
 }
 
 var _ tensor.StepCapturer = (*Backend)(nil)

@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cuda || cudaemu
 
 package cuda
 
@@ -13,11 +13,12 @@ import (
 	"uhno/internal/tensor"
 )
 
-// The cuda-tagged tests compare every kernel with the CPU backend, the
-// reference (internal/cpu), on random inputs. They need a GPU: build them
-// here with `make cuda-test` (go test -c -tags cuda) and run bin/cuda.test
-// on the GPU machine. gorgonia.org/cu exits the process at start-up when no
-// driver is present, so these tests never run in CI.
+// These tests compare every kernel with the CPU backend, the reference
+// (internal/cpu), on random inputs, through whichever driver the build
+// has. On a GPU: build them with `make cuda-test` (go test -c -tags cuda)
+// and run bin/cuda.test on the GPU machine (gorgonia.org/cu exits the
+// process at start-up when no driver is present). On any machine: run them
+// under the CPU emulator with `go test -tags cudaemu ./internal/cuda`.
 
 // gpu is the backend shared by every test of the binary (one context).
 var gpu *Backend

@@ -1,11 +1,10 @@
-//go:build cuda
+//go:build cuda || cudaemu
 
 package cuda
 
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"uhno/internal/cuda/cufft"
 	"uhno/internal/tensor"
@@ -45,24 +44,21 @@ type spectralPlanKey struct {
 
 // spectralPlans is the SpectralConv state in b.state["spectral"].
 type spectralPlans struct {
-	plans map[spectralPlanKey]cufft.Handle
+	plans map[spectralPlanKey]fftPlan
 }
 
 // spectralPlan returns the cached cuFFT plan for `batch` transforms of the
 // grid s in direction typ, creating it (bound to the stream) on first use.
-func (b *Backend) spectralPlan(s SpectralDims, batch int, typ cufft.Type) cufft.Handle {
+func (b *Backend) spectralPlan(s SpectralDims, batch int, typ cufft.Type) fftPlan {
 	st, _ := b.state["spectral"].(*spectralPlans)
 	if st == nil {
-		st = &spectralPlans{plans: map[spectralPlanKey]cufft.Handle{}}
+		st = &spectralPlans{plans: map[spectralPlanKey]fftPlan{}}
 		b.state["spectral"] = st
 		b.closers = append(b.closers, func() error {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			b.bind()
 			var err error
-			for k, h := range st.plans {
-				if derr := b.fft.Destroy(h); err == nil {
-					err = derr
+			for k, p := range st.plans {
+				if derr := b.drv.FFTDestroy(p); err == nil && derr != nil {
+					err = fmt.Errorf("cuda: SpectralConv: %w", derr)
 				}
 				delete(st.plans, k)
 			}
@@ -70,29 +66,22 @@ func (b *Backend) spectralPlan(s SpectralDims, batch int, typ cufft.Type) cufft.
 		})
 	}
 	key := spectralPlanKey{n: s.N, d: s.D, batch: batch, typ: typ}
-	if h, ok := st.plans[key]; ok {
-		return h
+	if p, ok := st.plans[key]; ok {
+		return p
 	}
-	// cuFFT works in the context current on the calling OS thread.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	b.bind()
-	h, err := b.fft.PlanMany(s.Shape(), batch, typ)
+	p, err := b.drv.FFTPlan(s.Shape(), batch, typ)
 	if err != nil {
 		panic(fmt.Sprintf("cuda: SpectralConv: %v", err))
 	}
-	if err := b.fft.SetStream(h, b.StreamHandle()); err != nil {
-		panic(fmt.Sprintf("cuda: SpectralConv: %v", err))
-	}
-	st.plans[key] = h
-	return h
+	st.plans[key] = p
+	return p
 }
 
 // fftAligned reports whether a device array may be handed to cuFFT as is:
 // cuFFT wants its arrays aligned to a complex element; 16 bytes is asked
 // for, which every allocation (512-byte size classes) satisfies and only
 // a view at an odd offset can miss.
-func fftAligned(p *Buf) bool { return uintptr(p.ptr)%16 == 0 }
+func fftAligned(p *Buf) bool { return p.ptr%16 == 0 }
 
 // bufWindow is the first n floats of p as a view.
 func bufWindow(p *Buf, n int) *Buf { return &Buf{ptr: p.ptr, n: n, view: true} }
@@ -107,11 +96,8 @@ func (b *Backend) spectralR2C(s SpectralDims, fields int, src, dst *Buf) {
 		b.Copy(in, bufWindow(src, n))
 		src = in
 	}
-	h := b.spectralPlan(s, fields, cufft.R2C)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	b.bind()
-	if err := b.fft.ExecR2C(h, uintptr(src.ptr), uintptr(dst.ptr)); err != nil {
+	p := b.spectralPlan(s, fields, cufft.R2C)
+	if err := b.drv.FFTExec(p, src.ptr, dst.ptr); err != nil {
 		panic(fmt.Sprintf("cuda: SpectralConv: %v", err))
 	}
 }
@@ -126,15 +112,10 @@ func (b *Backend) spectralC2R(s SpectralDims, fields int, src, dst *Buf) {
 	if !fftAligned(dst) {
 		out = b.scratchBuf("spectral_in", n)
 	}
-	h := b.spectralPlan(s, fields, cufft.C2R)
-	func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		b.bind()
-		if err := b.fft.ExecC2R(h, uintptr(src.ptr), uintptr(out.ptr)); err != nil {
-			panic(fmt.Sprintf("cuda: SpectralConv: %v", err))
-		}
-	}()
+	p := b.spectralPlan(s, fields, cufft.C2R)
+	if err := b.drv.FFTExec(p, src.ptr, out.ptr); err != nil {
+		panic(fmt.Sprintf("cuda: SpectralConv: %v", err))
+	}
 	if out != dst {
 		b.Copy(bufWindow(dst, n), bufWindow(out, n))
 	}

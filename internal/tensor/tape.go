@@ -21,6 +21,11 @@ type Tape struct {
 	nodes []func() // backward closures in forward order
 	owned []Storage
 	free  map[int][]Storage
+
+	// one holds the value 1, the seed of Backward. It is uploaded once and
+	// kept across Reset, so that a step recorded as a CUDA graph (whose
+	// body may not copy from the host) can run Backward.
+	one Storage
 }
 
 // NewTape returns an empty tape on backend b with gradients enabled.
@@ -83,6 +88,10 @@ func (tp *Tape) Reset() {
 // Release frees the pooled memory back to the backend.
 func (tp *Tape) Release() {
 	tp.Reset()
+	if tp.one != nil {
+		tp.B.Free(tp.one)
+		tp.one = nil
+	}
 	for n, l := range tp.free {
 		for _, s := range l {
 			tp.B.Free(s)
@@ -137,8 +146,11 @@ func (tp *Tape) Backward(loss *Tensor) {
 	if loss.Numel() != 1 {
 		panic(fmt.Sprintf("tensor: Backward: loss must have one element, has shape %v", loss.Shape))
 	}
-	seed := tp.New(loss.Shape...)
-	tp.B.Upload(seed.Data, []float32{1})
+	if tp.one == nil {
+		tp.one = tp.B.Alloc(1)
+		tp.B.Upload(tp.one, []float32{1})
+	}
+	seed := &Tensor{Shape: append([]int(nil), loss.Shape...), Data: tp.one}
 	tp.BackwardWith(loss, seed)
 }
 

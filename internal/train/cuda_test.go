@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cuda || cudaemu
 
 package train
 
@@ -19,8 +19,9 @@ import (
 // seed, so the same initial weights; the same batches) for 30 steps on the
 // CPU backend and on the CUDA backend and compares the loss of every step
 // (issue 6: "a short Burgers training run on the GPU follows the CPU run's
-// loss curve within float32 tolerance"). It needs a GPU: it is built by
-// `go test -c -tags cuda ./internal/train` and run on the GPU machine.
+// loss curve within float32 tolerance"). On a GPU it is built by
+// `go test -c -tags cuda ./internal/train` and run on the GPU machine; on
+// any machine it runs under the CPU emulator with -tags cudaemu.
 //
 // Tolerances. Every operation agrees with the CPU to a few float32 ulps
 // per reduction (internal/cuda's tests); over 30 AdamW steps the

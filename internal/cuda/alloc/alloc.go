@@ -43,16 +43,36 @@ type Stats struct {
 
 // Cache is a caching allocator. It is safe for concurrent use.
 type Cache struct {
-	dev  Device
-	mu   sync.Mutex
-	free map[int64][]uintptr // size class -> cached blocks
-	size map[uintptr]int64   // live block -> its class
-	st   Stats
+	dev   Device
+	exact bool
+	mu    sync.Mutex
+	free  map[int64][]uintptr // size class -> cached blocks
+	size  map[uintptr]int64   // live block -> its class
+	st    Stats
 }
 
 // New returns an empty cache over dev.
 func New(dev Device) *Cache {
 	return &Cache{dev: dev, free: map[int64][]uintptr{}, size: map[uintptr]int64{}}
+}
+
+// NewExact returns an empty cache whose size classes are the requested
+// sizes themselves (rounded up to 4 bytes): a block is reused only for a
+// request of the same size. The CUDA emulator uses it so that the guard
+// page after every device block sits at the end of the tensor, where a
+// write one element too far faults, instead of after a class's slack.
+func NewExact(dev Device) *Cache {
+	c := New(dev)
+	c.exact = true
+	return c
+}
+
+// class is the size class of a request of n bytes under c's policy.
+func (c *Cache) class(n int64) int64 {
+	if c.exact {
+		return (max(n, 1) + 3) &^ 3
+	}
+	return Class(n)
 }
 
 // Class is the size class of a request of n bytes (n >= 1).
@@ -73,7 +93,7 @@ func Class(n int64) int64 {
 // Get returns a device block of at least n bytes, from a free list when
 // one of its class is cached, else from the device.
 func (c *Cache) Get(n int64) (uintptr, error) {
-	cl := Class(n)
+	cl := c.class(n)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if l := c.free[cl]; len(l) > 0 {

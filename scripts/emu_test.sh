@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs the CUDA backend's tests on the CPU under the emulator
+# (internal/cuda/emu, build tag cudaemu): every kernel against the CPU
+# backend, the determinism and graph-replay tests, and the short training
+# run whose loss curve must follow the CPU's. It runs the suite once per
+# thread order (forward, reverse, and a seeded shuffle), so a missing
+# __syncthreads or a shared-memory race that one order hides fails under
+# another, then prints how many tests ran under the emulator.
+#
+#   bash scripts/emu_test.sh            # all orders
+#   EMU_ORDERS="reverse" bash scripts/emu_test.sh
+#
+# Exit status: non-zero if any run failed.
+set -uo pipefail
+export PATH="$PATH:/usr/local/go/bin"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+orders=${EMU_ORDERS:-forward reverse shuffle:20261124}
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+passed=0 failed=0 status=0
+for order in $orders; do
+	echo "== cudaemu tests, thread order $order"
+	t0=$SECONDS
+	UHNO_EMU_ORDER=$order go test -count=1 -tags cudaemu -v ./internal/cuda/ >"$log/cuda.log" 2>&1
+	rc1=$?
+	UHNO_EMU_ORDER=$order go test -count=1 -tags cudaemu -v -run 'GPU' ./internal/train/ >"$log/train.log" 2>&1
+	rc2=$?
+	p=$(cat "$log/cuda.log" "$log/train.log" | grep -c '^--- PASS')
+	f=$(cat "$log/cuda.log" "$log/train.log" | grep -c '^--- FAIL')
+	passed=$((passed + p)) failed=$((failed + f))
+	echo "   $p passed, $f failed ($((SECONDS - t0)) s)"
+	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
+		status=1
+		for l in cuda train; do
+			if grep -q -e '^--- FAIL' -e '^FAIL' -e 'panic:' -e 'cudaemu:' "$log/$l.log"; then
+				echo "   --- $l log (failures):"
+				grep -B2 -A12 -e '^--- FAIL' -e 'panic:' -e 'cudaemu: kernel' "$log/$l.log" | head -80 | sed 's/^/   | /'
+				tail -5 "$log/$l.log" | sed 's/^/   | /'
+			fi
+		done
+	fi
+done
+echo "cudaemu: $passed passed, $failed failed"
+exit $status
