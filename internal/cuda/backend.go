@@ -113,25 +113,34 @@ func (b *Backend) launch(name string, g Geometry, args ...arg) {
 	// A fresh slice per launch: the driver may keep it until the kernel
 	// has run.
 	slots := make([]uint64, len(args))
+	kinds := make([]byte, len(args))
 	for i, a := range args {
 		switch v := a.(type) {
 		case *Buf:
 			if v != nil {
 				slots[i] = uint64(v.ptr)
 			}
+			kinds[i] = 'p'
 		case uintptr:
 			slots[i] = uint64(v)
+			kinds[i] = 'p'
 		case int:
+			if v < math.MinInt32 || v > math.MaxInt32 {
+				panic(fmt.Sprintf("cuda: kernel %s: parameter %d is %d, beyond a 32-bit int", name, i, v))
+			}
 			slots[i] = uint64(uint32(int32(v)))
+			kinds[i] = 'i'
 		case float32:
 			slots[i] = uint64(math.Float32bits(v))
+			kinds[i] = 'f'
 		case float64:
 			slots[i] = math.Float64bits(v)
+			kinds[i] = 'd'
 		default:
 			panic(fmt.Sprintf("cuda: kernel %s: parameter %d has type %T", name, i, a))
 		}
 	}
-	if err := b.drv.Launch(name, g, slots); err != nil {
+	if err := b.drv.Launch(name, g, slots, string(kinds)); err != nil {
 		panic(fmt.Sprintf("cuda: launching %s (grid %v, block %v, shared %d): %v", name, g.Grid, g.Block, g.Shared, err))
 	}
 }

@@ -47,8 +47,10 @@ type driver interface {
 	HasKernel(name string) bool
 	// Launch enqueues kernel `name` with geometry g and its parameters,
 	// each in an 8-byte slot (a pointer, a 32-bit int or float in the low
-	// bytes, a float64).
-	Launch(name string, g Geometry, args []uint64) error
+	// bytes, a float64); kinds has one letter a slot saying which (p, i,
+	// f, d), for a driver that can check them against the kernel's
+	// signature (the emulator; the GPU's driver cannot).
+	Launch(name string, g Geometry, args []uint64, kinds string) error
 	// Sync waits for the stream to drain.
 	Sync() error
 	// CaptureBegin starts recording the stream's work into a graph;

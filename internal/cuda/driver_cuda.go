@@ -321,7 +321,7 @@ func (d *realDriver) HasKernel(name string) bool {
 // Launch copies the parameter slots into C memory and calls
 // cuLaunchKernel on the stream (the driver copies the parameters before
 // it returns, so the slots are reused by the next launch).
-func (d *realDriver) Launch(name string, g Geometry, args []uint64) error {
+func (d *realDriver) Launch(name string, g Geometry, args []uint64, _ string) error {
 	fn, ok := d.fns[name]
 	if !ok {
 		return fmt.Errorf("kernel %s is not in the embedded PTX", name)

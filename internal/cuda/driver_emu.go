@@ -24,7 +24,6 @@ import (
 // during capture fails and invalidates the capture.
 type emuDriver struct {
 	kernels map[string]emu.Kernel
-	kinds   map[emu.Kernel]string
 	plans   map[fftPlan]int64
 
 	// capturing is the recording in progress (nil when not capturing);
@@ -37,13 +36,6 @@ type emuDriver struct {
 // reverse or shuffle:SEED (the default is forward).
 const EnvOrder = "UHNO_EMU_ORDER"
 
-// Emulated reports whether this build runs the backend under the CPU
-// emulator (build tag cudaemu) rather than on a GPU.
-const Emulated = true
-
-// SetThreadOrder sets the emulator's thread order for later launches.
-func SetThreadOrder(o emu.Order, seed uint64) { emu.SetOrder(o, seed) }
-
 func openDriver(ordinal int) (driver, error) {
 	if ordinal != 0 {
 		return nil, fmt.Errorf("cuda: device %d requested, 1 present (the emulator)", ordinal)
@@ -55,10 +47,9 @@ func openDriver(ordinal int) (driver, error) {
 		}
 		emu.SetOrder(o, seed)
 	}
-	d := &emuDriver{kernels: map[string]emu.Kernel{}, kinds: map[emu.Kernel]string{}, plans: map[fftPlan]int64{}}
+	d := &emuDriver{kernels: map[string]emu.Kernel{}, plans: map[fftPlan]int64{}}
 	for i, k := range emu.Kernels() {
 		d.kernels[k.Name] = emu.Kernel(i)
-		d.kinds[emu.Kernel(i)] = k.Kinds
 	}
 	return d, nil
 }
@@ -118,19 +109,14 @@ func (d *emuDriver) HasKernel(name string) bool {
 	return ok
 }
 
-// Launch checks the slots against the kernel's signature through the
-// kinds the emulator derives from its C++ parameter types: a slot whose
-// high half is not zero cannot be a 32-bit value.
-func (d *emuDriver) Launch(name string, g Geometry, args []uint64) error {
+// Launch hands the emulator the slots with the kinds the backend packed
+// them as; the emulator checks both against the kernel's C++ signature.
+func (d *emuDriver) Launch(name string, g Geometry, args []uint64, kinds string) error {
 	k, ok := d.kernels[name]
 	if !ok {
 		return fmt.Errorf("cudaemu: no kernel %s", name)
 	}
 	slots := append([]uint64(nil), args...)
-	kinds := d.kinds[k]
-	if len(kinds) != len(slots) {
-		return fmt.Errorf("cudaemu: kernel %s takes %d parameters (%s), launched with %d", name, len(kinds), kinds, len(slots))
-	}
 	grid := [3]int{g.Grid.X, g.Grid.Y, g.Grid.Z}
 	block := [3]int{g.Block.X, g.Block.Y, g.Block.Z}
 	return d.enqueue(func() error { return emu.Launch(k, grid, block, g.Shared, slots, kinds) })
