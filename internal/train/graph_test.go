@@ -11,10 +11,28 @@ import (
 // recorder is a CPU backend that "records" a step the way a CUDA graph
 // does: CaptureStep keeps the function without running it, and every
 // Launch runs it again. It checks the training loop's graph path on any
-// machine: what runs on a replay is exactly what was recorded.
+// machine: what runs on a replay is exactly what was recorded. Like the
+// driver, it refuses a host copy inside the recorded step (a graph
+// cannot record one: the CUDA emulator found Backward uploading its seed
+// there).
 type recorder struct {
 	*cpu.Backend
 	captures, launches int
+	replaying          bool
+}
+
+func (r *recorder) Upload(dst tensor.Storage, src []float32) {
+	if r.replaying {
+		panic("train: the recorded step copies from the host, which a CUDA graph cannot record")
+	}
+	r.Backend.Upload(dst, src)
+}
+
+func (r *recorder) Download(dst []float32, src tensor.Storage) {
+	if r.replaying {
+		panic("train: the recorded step copies to the host, which a CUDA graph cannot record")
+	}
+	r.Backend.Download(dst, src)
 }
 
 type recorded struct {
@@ -29,6 +47,8 @@ func (r *recorder) CaptureStep(step func()) (tensor.StepReplay, error) {
 
 func (p *recorded) Launch() error {
 	p.r.launches++
+	p.r.replaying = true
+	defer func() { p.r.replaying = false }()
 	p.step()
 	return nil
 }
