@@ -20,11 +20,16 @@ PTX := $(patsubst kernels/%.cu,internal/cuda/ptx/%.ptx,$(KERNELS))
 # which has no HDF5 (GUIDE section 1); libcuda comes from the driver.
 CUDA_CGO_LDFLAGS := -Wl,-Bstatic -lhdf5_serial_hl -lhdf5_serial -lsz -laec -lz -Wl,-Bdynamic -lm -ldl
 
-.PHONY: build test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
+.PHONY: build emu test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
 
 ## build: the CPU binary bin/uhno
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/uhno ./cmd/uhno
+
+## emu: bin/uhno-emu, the CUDA code path on the CPU under the emulator (for
+## debugging the GPU build without a GPU; slow)
+emu: emu-generate
+	$(GO) build -tags cudaemu -ldflags "$(LDFLAGS)" -o bin/uhno-emu ./cmd/uhno
 
 ## test: vet and run every test, uncached, then the CUDA backend's tests
 ## under the CPU emulator (emu-test)

@@ -32,6 +32,9 @@ type emuDriver struct {
 	invalid   error
 }
 
+// EmulatorNote says what the emulated build is, for doctor.
+const EmulatorNote = "no GPU is used; the CUDA kernels run on the CPU under internal/cuda/emu ($UHNO_EMU_ORDER, $UHNO_EMU_THREADS)"
+
 // EnvOrder names the emulator's thread order for a whole run: forward,
 // reverse or shuffle:SEED (the default is forward).
 const EnvOrder = "UHNO_EMU_ORDER"

@@ -1,0 +1,49 @@
+//go:build cudaemu && !cuda
+
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"uhno/internal/cuda"
+	"uhno/internal/tensor"
+)
+
+// This file is the emulated-GPU side of cmd/uhno, linked only into
+// bin/uhno-emu (`make emu`): the CUDA backend, its kernels and its
+// CUDA-graph path running on the CPU under the emulator (internal/cuda/emu).
+// It is for debugging the GPU code path without a GPU, far slower than
+// the CPU build; it computes what bin/uhno-cuda computes.
+
+// compiledBackends lists the compute backends this binary computes on.
+func compiledBackends() []string { return []string{"cuda (emulated on the CPU)"} }
+
+// gpuUsable reports whether this binary can run on a GPU.
+const gpuUsable = false
+
+// gpuRows are the GPU rows of `uhno-emu doctor`: the emulated backend
+// opens (every kernel of the launch table, FFTW for cuFFT).
+func gpuRows(context.Context, hostProbe) [][2]string {
+	line := "emulated: " + cuda.EmulatorNote
+	b, closeB, err := newBackend(0)
+	if err != nil {
+		return [][2]string{{"GPU backend", "cannot open: " + oneLine(err.Error())}}
+	}
+	dev := b.(*cuda.Backend).Device()
+	if err := closeB(); err != nil {
+		return [][2]string{{"GPU backend", dev + ", but " + oneLine(err.Error())}}
+	}
+	return [][2]string{{"GPU", line}, {"GPU backend", "ready: " + dev}}
+}
+
+// newBackend opens the CUDA backend on the emulator (threads, the CPU
+// backend's worker count, has no use here: $UHNO_EMU_THREADS sets the
+// emulator's).
+func newBackend(int) (tensor.Backend, func() error, error) {
+	b, err := cuda.New(0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the emulated GPU: %s", oneLine(err.Error()))
+	}
+	return b, b.Close, nil
+}
