@@ -34,8 +34,11 @@ for order in $orders; do
 		for l in cuda train; do
 			if grep -q -e '^--- FAIL' -e '^FAIL' -e 'panic:' -e 'cudaemu:' "$log/$l.log"; then
 				echo "   --- $l log (failures):"
-				grep -B2 -A12 -e '^--- FAIL' -e 'panic:' -e 'cudaemu: kernel' "$log/$l.log" | head -80 | sed 's/^/   | /'
-				tail -5 "$log/$l.log" | sed 's/^/   | /'
+				if grep -q -e '^--- FAIL' -e 'panic:' -e 'cudaemu: kernel' "$log/$l.log"; then
+					grep -B2 -A12 -e '^--- FAIL' -e 'panic:' -e 'cudaemu: kernel' "$log/$l.log" | head -80 | sed 's/^/   | /'
+				else
+					tail -20 "$log/$l.log" | sed 's/^/   | /'
+				fi
 			fi
 		done
 	fi

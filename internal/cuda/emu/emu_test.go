@@ -335,3 +335,23 @@ func TestParseOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestGoFaultsStillPanic: the emulator's fault handler passes a fault
+// outside an emulated kernel on to Go's, so a nil dereference in Go code
+// is still a recoverable panic once the handler is installed.
+func TestGoFaultsStillPanic(t *testing.T) {
+	p, err := Malloc(4) // installs the handler
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Free(p)
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		var q *[4]float32
+		q[1] = 2
+	}()
+	if recovered == nil {
+		t.Fatal("a nil dereference did not panic")
+	}
+}
