@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if code == 0 {
+		code = afterRun()
+	}
 	if err := gpu.Close(); err != nil && code == 0 {
 		fmt.Fprintln(os.Stderr, "cuda tests: close:", err)
 		code = 1

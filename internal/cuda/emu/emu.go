@@ -163,11 +163,13 @@ func Memset32(dst uintptr, v uint32, words int64) error {
 	})
 }
 
-// KernelInfo describes one kernel of the launch table: its name and its
+// KernelInfo describes one kernel of the launch table: its name, its
 // parameter kinds, a letter a parameter (p pointer, i int, u unsigned,
-// f float, d double, l 64-bit integer).
+// f float, d double, l 64-bit integer), and how often it has been
+// launched in this process.
 type KernelInfo struct {
 	Name, Kinds string
+	Launches    int64
 }
 
 // Kernels lists every kernel compiled into the emulator.
@@ -175,7 +177,8 @@ func Kernels() []KernelInfo {
 	n := int(C.uhno_emu_kernel_count())
 	ks := make([]KernelInfo, n)
 	for i := range ks {
-		ks[i] = KernelInfo{C.GoString(C.uhno_emu_kernel_name(C.int(i))), C.GoString(C.uhno_emu_kernel_kinds(C.int(i)))}
+		ks[i] = KernelInfo{C.GoString(C.uhno_emu_kernel_name(C.int(i))), C.GoString(C.uhno_emu_kernel_kinds(C.int(i))),
+			int64(C.uhno_emu_kernel_launches(C.int(i)))}
 	}
 	return ks
 }

@@ -33,6 +33,8 @@ void uhno_emu_set_order(int order, uint64_t seed);
 // Worker threads that run blocks (0: one a core).
 void uhno_emu_set_workers(int n);
 int64_t uhno_emu_launch_count(void);
+// Launches of kernel i so far.
+int64_t uhno_emu_kernel_launches(int i);
 
 // cuFFT on FFTW (single precision): type 0x2a R2C, 0x2c C2R; packed
 // layouts, unnormalised.

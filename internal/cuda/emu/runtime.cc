@@ -519,6 +519,7 @@ struct Pool {
 Pool pool;
 std::mutex launch_mu;  // one launch at a time
 std::atomic<int64_t> launches{0};
+std::atomic<int64_t> kernel_launches[1024];  // by table index
 std::atomic<int> order_mode{0};
 std::atomic<uint64_t> order_seed{0};
 
@@ -624,6 +625,10 @@ const Table &table() {
         Table *t = new Table();
         for (int f = 0; f < kernel_file_count; f++)
             for (int i = 0; i < kernel_file_sizes[f]; i++) {
+                if (t->all.size() >= 1024) {
+                    fprintf(stderr, "cudaemu: more than 1024 kernels; raise kernel_launches\n");
+                    abort();
+                }
                 t->index[kernel_files[f][i].name] = (int)t->all.size();
                 t->all.push_back(&kernel_files[f][i]);
             }
@@ -788,6 +793,7 @@ void uhno_emu_set_workers(int n) {
 }
 
 int64_t uhno_emu_launch_count(void) { return launches.load(); }
+int64_t uhno_emu_kernel_launches(int i) { return i >= 0 && i < 1024 ? kernel_launches[i].load() : 0; }
 
 int uhno_emu_launch(int kernel, const unsigned *dims, unsigned shared, const uint64_t *args, int nargs,
                     const char *kinds, char *err, int errlen) {
@@ -843,6 +849,7 @@ int uhno_emu_launch(int kernel, const unsigned *dims, unsigned shared, const uin
     Launch L;
     L.k = k;
     L.id = ++launches;
+    if (kernel < 1024) kernel_launches[kernel]++;
     memcpy(L.grid, g, sizeof L.grid);
     memcpy(L.block, b, sizeof L.block);
     L.shared = shared;
