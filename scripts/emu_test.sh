@@ -35,7 +35,9 @@ for order in $orders; do
 			if grep -q -e '^--- FAIL' -e '^FAIL' -e 'panic:' -e 'cudaemu:' "$log/$l.log"; then
 				echo "   --- $l log (failures):"
 				if grep -q -e '^--- FAIL' -e 'panic:' -e 'cudaemu: kernel' "$log/$l.log"; then
-					grep -B2 -A12 -e '^--- FAIL' -e 'panic:' -e 'cudaemu: kernel' "$log/$l.log" | head -80 | sed 's/^/   | /'
+					# the failing tests, their messages, and any crash line
+					grep -E -e '--- FAIL' -e '^\s+\S+_test\.go:[0-9]+: ' -e 'panic:' -e 'cudaemu: ' "$log/$l.log" |
+						grep -v -e 'on both backends' -e 'kernels launched' | head -40 | sed 's/^/   | /'
 				else
 					tail -20 "$log/$l.log" | sed 's/^/   | /'
 				fi
