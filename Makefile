@@ -20,7 +20,7 @@ PTX := $(patsubst kernels/%.cu,internal/cuda/ptx/%.ptx,$(KERNELS))
 # which has no HDF5 (GUIDE section 1); libcuda comes from the driver.
 CUDA_CGO_LDFLAGS := -Wl,-Bstatic -lhdf5_serial_hl -lhdf5_serial -lsz -laec -lz -Wl,-Bdynamic -lm -ldl
 
-.PHONY: build emu test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
+.PHONY: build emu race test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
 
 ## build: the CPU binary bin/uhno
 build:
@@ -37,7 +37,19 @@ test: emu-generate
 	$(GO) vet ./...
 	$(GO) vet -tags cudaemu ./...
 	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 $(RACE_PKGS)
 	bash scripts/emu_test.sh
+
+# RACE_PKGS are the packages whose code runs goroutines or is driven by
+# them: the CPU backend's parallel loops, datagen's workers, the input
+# pipeline and HDF5 access, evaluation's parallel metrics, training with its
+# progress reporting, and the commands. internal/data/pde (serial solvers,
+# 3 minutes under -race) is left out.
+RACE_PKGS := ./internal/cpu/ ./internal/datagen/ ./internal/data/ ./internal/data/h5/ ./internal/eval/... ./internal/train/ ./cmd/uhno/
+
+## race: the race detector over RACE_PKGS (make test runs it)
+race:
+	$(GO) test -race -count=1 $(RACE_PKGS)
 
 ## emu-test: the CUDA backend's tests on the CPU under the emulator, once per
 ## thread order (internal/cuda/emu; scripts/emu_test.sh)
