@@ -15,12 +15,13 @@
 //     changes the result under another order;
 //   - warp collectives (__ballot_sync, __match_any_sync, shuffles) wait
 //     for every lane of their mask, as in lockstep;
-//   - every device allocation lies between PROT_NONE guard pages, ending
-//     at most 15 bytes before the trailing one, with canary bytes in
-//     between that are checked after every launch: an out-of-range read or
-//     write stops the process with a message naming the kernel, the launch,
-//     the block and thread and the allocation, and a write into the slack
-//     fails the launch;
+//   - every device allocation lies between PROT_NONE guard pages and ends
+//     right at the trailing one (allocations whose size is not a multiple
+//     of 4 bytes keep up to 3 bytes of slack), with canary bytes in the
+//     slack and before the start that are checked after every launch: an
+//     out-of-range read or write past the end stops the process with a
+//     message naming the kernel, the launch, the block and thread and the
+//     allocation, and a write into a canary fails the launch;
 //   - launches are checked as the driver would not: the parameter count
 //     and each parameter's kind against the kernel's C++ signature, every
 //     pointer parameter against the live allocations, the geometry and the

@@ -166,47 +166,42 @@ func TestCopyChecks(t *testing.T) {
 	}
 }
 
-// TestCanaryCatchesSlackWrite launches ew_scale over one element more than
-// its output holds: 10 floats end 8 bytes before the guard page (starts
-// are 16-byte aligned), so the stray write lands in the canary, and the
-// launch fails naming the kernel and the allocation.
-func TestCanaryCatchesSlackWrite(t *testing.T) {
-	x := dev(t, make([]float32, 11))
-	y, err := Malloc(40)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = Launch(kernel(t, "ew_scale"), [3]int{1, 1, 1}, [3]int{32, 1, 1}, 0,
-		[]uint64{uint64(y), uint64(x), uint64(math.Float32bits(2)), i32(11)}, "ppfi")
-	if err == nil || !strings.Contains(err.Error(), "ew_scale") || !strings.Contains(err.Error(), "0 bytes past the end") {
-		t.Fatalf("got %v, want a canary error naming ew_scale", err)
-	}
-	if err := Free(y); err != nil {
-		t.Fatalf("the canaries were restored, yet: %v", err)
-	}
-}
-
-// TestGuardPageStopsTheProcess runs a launch that writes 16 bytes past
-// the end of a 16-byte-multiple buffer (right into the guard page) in a
-// child process and checks that it stops with the kernel's name.
+// TestCanaryCatchesSlackWrite: an allocation whose size is not a multiple
+// of 4 bytes (42) ends 2 bytes before its guard page (starts are at least
+// 4-byte aligned), so ew_scale writing one float too many (bytes 40..43)
+// lands partly in the canary, and the launch fails naming the kernel and
+// the allocation. (Float buffers of any length end at the guard itself:
+// TestGuardPageStopsTheProcess runs, in a child process, a launch that
+// writes one float past the end of a buffer of 5 floats, and one that
+// reads one past the end of its input (allocations end at their guard
+// page): each stops the process with the kernel's name, read or write,
+// and the allocation.
 func TestGuardPageStopsTheProcess(t *testing.T) {
-	if os.Getenv("UHNO_EMU_FAULT_CHILD") == "1" {
+	if mode := os.Getenv("UHNO_EMU_FAULT_CHILD"); mode != "" {
 		x := dev(t, make([]float32, 8))
-		y, _ := Malloc(16)
+		y := dev(t, make([]float32, 8))
+		n := 6
+		if mode == "write" {
+			y, _ = Malloc(20) // 5 floats
+		} else {
+			x, _ = Malloc(20)
+		}
 		Launch(kernel(t, "ew_scale"), [3]int{1, 1, 1}, [3]int{32, 1, 1}, 0,
-			[]uint64{uint64(y), uint64(x), uint64(math.Float32bits(2)), i32(8)}, "ppfi")
-		t.Fatal("the out-of-range write did not stop the process")
+			[]uint64{uint64(y), uint64(x), uint64(math.Float32bits(2)), i32(n)}, "ppfi")
+		t.Fatal("the out-of-range access did not stop the process")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestGuardPageStopsTheProcess$")
-	cmd.Env = append(os.Environ(), "UHNO_EMU_FAULT_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 2 {
-		t.Fatalf("child: %v, want exit status 2; output:\n%s", err, out)
-	}
-	for _, want := range []string{"kernel ew_scale", "out-of-bounds write", "0 bytes past the end of device allocation"} {
-		if !bytes.Contains(out, []byte(want)) {
-			t.Errorf("the message lacks %q:\n%s", want, out)
+	for _, mode := range []string{"write", "read"} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestGuardPageStopsTheProcess$")
+		cmd.Env = append(os.Environ(), "UHNO_EMU_FAULT_CHILD="+mode)
+		out, err := cmd.CombinedOutput()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 2 {
+			t.Fatalf("%s: child: %v, want exit status 2; output:\n%s", mode, err, out)
+		}
+		for _, want := range []string{"kernel ew_scale", "out-of-bounds " + mode, "thread (5,0,0)", "0 bytes past the end of device allocation"} {
+			if !bytes.Contains(out, []byte(want)) {
+				t.Errorf("%s: the message lacks %q:\n%s", mode, want, out)
+			}
 		}
 	}
 }

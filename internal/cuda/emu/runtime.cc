@@ -16,8 +16,8 @@
 //     different barrier is a deadlock on a GPU and an error here.
 //
 // Device memory is host memory between PROT_NONE guard pages, laid out so
-// that the guard starts at most 15 bytes after the allocation's end; the
-// bytes between (and the 64 before the start) hold a canary checked after
+// that the allocation ends at the trailing guard (see uhno_emu_malloc);
+// any slack and the 64 bytes before the start hold a canary checked after
 // every launch. A SIGSEGV inside a kernel prints the kernel, the launch,
 // the block and thread, and the allocation it ran past, then exits.
 #ifndef _GNU_SOURCE
@@ -711,7 +711,15 @@ int uhno_emu_malloc(int64_t bytes, uintptr_t *out, char *err, int errlen) {
     a.lo = base + page;
     a.maplen = len;
     a.guard = base + page + data;
-    a.start = (a.guard - (size_t)bytes) & ~(uintptr_t)15;
+    // The allocation ends right at the guard page whenever its size allows
+    // natural alignment: the start is aligned to the largest power of two
+    // up to 16 that divides the size, so a float buffer of any length
+    // ends at the guard (one element past it faults) and a float2 buffer
+    // stays 8-byte aligned. Sizes that are not a multiple of 4 keep up to
+    // 3 bytes of canary slack.
+    size_t align = 16;
+    while (align > 4 && (size_t)bytes % align != 0) align /= 2;
+    a.start = (a.guard - (size_t)bytes) & ~(uintptr_t)(align - 1);
     a.bytes = (size_t)bytes;
     // Fresh device memory holds NaNs (cuMemAlloc does not clear it).
     memset((void *)(base + page), kCanary, data);
