@@ -20,7 +20,7 @@ PTX := $(patsubst kernels/%.cu,internal/cuda/ptx/%.ptx,$(KERNELS))
 # which has no HDF5 (GUIDE section 1); libcuda comes from the driver.
 CUDA_CGO_LDFLAGS := -Wl,-Bstatic -lhdf5_serial_hl -lhdf5_serial -lsz -laec -lz -Wl,-Bdynamic -lm -ldl
 
-.PHONY: build emu race test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
+.PHONY: build emu race fuzz test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
 
 ## build: the CPU binary bin/uhno
 build:
@@ -31,13 +31,15 @@ build:
 emu: emu-generate
 	$(GO) build -tags cudaemu -ldflags "$(LDFLAGS)" -o bin/uhno-emu ./cmd/uhno
 
-## test: vet and run every test, uncached, then the CUDA backend's tests
+## test: vet and run every test, uncached, the race detector (race), the
+## fuzz targets for a bounded time (fuzz), then the CUDA backend's tests
 ## under the CPU emulator (emu-test)
 test: emu-generate
 	$(GO) vet ./...
 	$(GO) vet -tags cudaemu ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
+	bash scripts/fuzz.sh
 	bash scripts/emu_test.sh
 
 # RACE_PKGS are the packages whose code runs goroutines or is driven by
@@ -46,6 +48,11 @@ test: emu-generate
 # progress reporting, and the commands. internal/data/pde (serial solvers,
 # 3 minutes under -race) is left out.
 RACE_PKGS := ./internal/cpu/ ./internal/datagen/ ./internal/data/ ./internal/data/h5/ ./internal/eval/... ./internal/train/ ./cmd/uhno/
+
+## fuzz: every fuzz target of the readers of outside input, FUZZTIME
+## seconds each (default 20; make test runs it; scripts/fuzz.sh)
+fuzz:
+	bash scripts/fuzz.sh
 
 ## race: the race detector over RACE_PKGS (make test runs it)
 race:

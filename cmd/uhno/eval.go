@@ -144,6 +144,9 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 		if err != nil {
 			return err
 		}
+		if err := st.Config.Validate(); err != nil {
+			return fmt.Errorf("eval: checkpoint %s holds an invalid configuration: %w", dir, err)
+		}
 		var rec buildRecord
 		if err := json.Unmarshal(st.Build, &rec); err != nil || rec.Model == "" {
 			return fmt.Errorf("eval: checkpoint %s has no usable build record; it was not written by uhno train", dir)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -138,10 +139,40 @@ func readFileLayer(path string) (map[string]any, error) {
 	v := viper.New()
 	v.SetConfigFile(path)
 	if err := v.ReadInConfig(); err != nil {
-		return nil, fmt.Errorf("config: --config %s: %w (want a .yaml, .yml or .json file)", path, err)
+		var unsupported viper.UnsupportedConfigError
+		if errors.As(err, &unsupported) {
+			return nil, fmt.Errorf("config: --config %s: %w (want a .yaml, .yml or .json file)", path, lineError{err})
+		}
+		// A parse error of the file's contents, which YAML may spread
+		// over lines ("yaml: unmarshal errors:\n  line 1: ...").
+		return nil, fmt.Errorf("config: --config %s: %w", path, lineError{err})
 	}
 	return v.AllSettings(), nil
 }
+
+// lineError is an error whose message is put on one line, as every uhno
+// error is: a line break becomes "; " (a space after a colon) and the
+// indentation after it is dropped.
+type lineError struct{ err error }
+
+func (e lineError) Error() string {
+	var b strings.Builder
+	lines := strings.FieldsFunc(e.err.Error(), func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if i > 0 {
+			if strings.HasSuffix(lines[i-1], ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+func (e lineError) Unwrap() error { return e.err }
 
 // envName returns the environment variable read for a key.
 func envName(key string) string {

@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -72,8 +75,13 @@ The run directory (--out, default runs/<task>-<model>) receives log.jsonl
 checkpoints step-NNNNNNNN/ (weights.safetensors, optimizer.safetensors,
 state.json, manifest.json), written atomically every --ckpt-every steps and
 at the end. Ctrl-C saves a checkpoint and exits; --resume DIR continues
-the run exactly as if it had not stopped, with the settings stored in its
-checkpoint.
+the run exactly as if it had not stopped (also after a crash or a kill:
+from the last complete checkpoint), with the settings stored in its
+checkpoint. Run-control flags (--log-every, --val-every, --ckpt-every,
+--keep, --threads, --graph) given with --resume replace the run's values;
+the others are refused. A resume refuses a data file that changed since
+the run indexed it, and a running job stops if its data file is
+truncated or rewritten under it.
 
 --params scales U-HNO's width C0 to a parameter budget (the paper's tables
 state about 0.62M, while its text's architecture has several million; see
@@ -125,9 +133,129 @@ type buildRecord struct {
 	Model    string         `json:"model"` // uhno or fno
 	UHNO     *model.Spec    `json:"uhno,omitempty"`
 	FNO      *model.FNOSpec `json:"fno,omitempty"`
-	Data     string         `json:"data"`   // the data file
+	Data     string         `json:"data"`   // the data file, an absolute path (relative in older checkpoints: as given)
 	Stride   int            `json:"stride"` // spatial subsampling on read
 	ValPairs int            `json:"val_pairs"`
+	// DataStamp fingerprints the data file as the run first indexed it
+	// (size and sampled SHA-256, data.FileStamp); a resume refuses a file
+	// that no longer matches. Absent in checkpoints of older versions.
+	DataStamp *data.FileStamp `json:"data_stamp,omitempty"`
+	// Control holds the run-control settings in effect when the
+	// checkpoint was written; a resume restores them. Absent in
+	// checkpoints of older versions.
+	Control *runControl `json:"control,omitempty"`
+}
+
+// runControl is the run-control settings of `uhno train`: how often to log,
+// validate and checkpoint, how many checkpoints to keep, the CPU thread
+// count and CUDA-graph replay. None changes the weights: the CPU backend
+// gives the same bits for any thread count, graph replay computes what the
+// direct loop does, and the intervals only choose when to look and save.
+// A resumed run therefore keeps them unless the resume command line gives
+// the flag, which then wins (and is recorded from then on), with one line
+// saying so. Every other setting stays refused on resume
+// (checkTrainFlags): --batch, --params, --set and the like change the
+// math, and --val-pairs changes the validation set whose best value the
+// run tracks. --stop-after, --out, --data and --quiet are not recorded:
+// they belong to one invocation (where to stop this time, where to write,
+// where the data cache is, whether to draw a progress bar).
+type runControl struct {
+	LogEvery  int  `json:"log_every"`
+	ValEvery  int  `json:"val_every"`
+	CkptEvery int  `json:"ckpt_every"`
+	Keep      int  `json:"keep"`
+	Threads   int  `json:"threads"` // 0: all cores
+	Graph     bool `json:"graph"`
+}
+
+// controlOf returns the run-control settings of opts.
+func controlOf(opts *trainOptions) *runControl {
+	return &runControl{LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
+		Keep: opts.Keep, Threads: opts.Threads, Graph: opts.Graph}
+}
+
+// resumeControl sets the run-control options of a resumed run: the
+// recorded value of each, or the flag's where the resume command line
+// gives it, printing one line for each recorded value so overridden.
+// Without a record (a checkpoint of an older version) the flags' values
+// are used, and a line says so.
+func resumeControl(opts *trainOptions, ckDir string, rec *runControl) {
+	if rec == nil {
+		fmt.Fprintf(opts.Out, "resume: checkpoint %s records no run-control settings (an older uhno); using --log-every %d --val-every %d --ckpt-every %d --keep %d\n",
+			ckDir, opts.LogEvery, opts.ValEvery, opts.CkptEvery, opts.Keep)
+		return
+	}
+	given := func(name string) bool { return opts.changed != nil && opts.changed(name) }
+	ints := []struct {
+		name     string
+		flag     *int
+		recorded int
+	}{
+		{"log-every", &opts.LogEvery, rec.LogEvery},
+		{"val-every", &opts.ValEvery, rec.ValEvery},
+		{"ckpt-every", &opts.CkptEvery, rec.CkptEvery},
+		{"keep", &opts.Keep, rec.Keep},
+		{"threads", &opts.Threads, rec.Threads},
+	}
+	for _, c := range ints {
+		switch {
+		case !given(c.name):
+			*c.flag = c.recorded
+		case *c.flag != c.recorded:
+			fmt.Fprintf(opts.Out, "resume: --%s %d overrides the run's %d\n", c.name, *c.flag, c.recorded)
+		}
+	}
+	switch {
+	case !given("graph"):
+		opts.Graph = rec.Graph
+	case opts.Graph != rec.Graph:
+		fmt.Fprintf(opts.Out, "resume: --graph=%t overrides the run's %t\n", opts.Graph, rec.Graph)
+	}
+}
+
+// crashEnv names the fault-injection variable of `uhno train`, for tests:
+// UHNO_TEST_CRASH_IN_CHECKPOINT=STAGE[@STEP] makes the process kill itself
+// with SIGKILL (no clean-up, as a power cut or the OOM killer would) when
+// a checkpoint save reaches STAGE (train.SaveStages: mid-weights,
+// after-weights, after-optimizer, after-state, before-rename,
+// before-latest, before-prune), in the checkpoint of step STEP or, without
+// @STEP, in the first checkpoint this process writes. The crash tests use
+// it to show that `latest` always names a complete checkpoint and that a
+// resume continues bit for bit. Not for normal use.
+const crashEnv = "UHNO_TEST_CRASH_IN_CHECKPOINT"
+
+// crashHook returns the train.Config.SaveFault that crashEnv's value spec
+// asks for (nil for an empty spec), or a one-line error for a bad spec.
+func crashHook(spec string) (func(step int, stage string) error, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	stage, stepText, hasStep := strings.Cut(spec, "@")
+	step := 0
+	bad := func() error {
+		return fmt.Errorf("train: %s=%q: want STAGE[@STEP] with STAGE one of %s and STEP a positive step",
+			crashEnv, spec, strings.Join(train.SaveStages(), ", "))
+	}
+	if !slices.Contains(train.SaveStages(), stage) {
+		return nil, bad()
+	}
+	if hasStep {
+		n, err := strconv.Atoi(stepText)
+		if err != nil || n < 1 {
+			return nil, bad()
+		}
+		step = n
+	}
+	return func(at int, s string) error {
+		if s != stage || (step != 0 && at != step) {
+			return nil
+		}
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill() // SIGKILL: the process ends here
+		}
+		time.Sleep(time.Minute)
+		return fmt.Errorf("train: %s: the process survived SIGKILL", crashEnv)
+	}, nil
 }
 
 // trainRun resolves the configuration (from the flags, or from the
@@ -136,13 +264,19 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	if err := checkTrainFlags(opts); err != nil {
 		return err
 	}
+	saveFault, err := crashHook(os.Getenv(crashEnv))
+	if err != nil {
+		return err
+	}
 	var (
 		cfg    config.Config
 		rec    buildRecord
 		runDir = opts.Dir
+		ckDir  string
 	)
 	if opts.Resume != "" {
-		st, ckDir, err := train.ReadState(opts.Resume)
+		var st train.State
+		st, ckDir, err = train.ReadState(opts.Resume)
 		if err != nil {
 			return err
 		}
@@ -153,9 +287,15 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 			return fmt.Errorf("train: --resume %s is a run of task %s, not %s", opts.Resume, st.Task, opts.Load.Task)
 		}
 		cfg = st.Config
+		// state.json is outside input too: its configuration passes the
+		// same validation as one given on the command line.
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("train: checkpoint %s holds an invalid configuration: %w", ckDir, err)
+		}
 		if runDir == "" {
 			runDir = filepath.Dir(ckDir)
 		}
+		resumeControl(opts, ckDir, rec.Control)
 	} else {
 		var err error
 		if cfg, err = loadConfig(trainLoad(opts)); err != nil {
@@ -170,11 +310,38 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	}
 	defer closeBackend()
 
+	rec.Control = controlOf(opts)
+
 	path, stride, dataDir, err := trainData(ctx, cfg, opts, rec)
 	if err != nil {
 		return err
 	}
+	// The data file is watched from here to the end of the run and, on
+	// resume, checked against the stamp the run recorded before anything
+	// is read from it (the statistics, the validation set).
+	watch, err := data.WatchFile(path)
+	if err != nil {
+		if opts.Resume != "" {
+			return fmt.Errorf("train: checkpoint %s was trained on %s, which cannot be read: %w", ckDir, path, err)
+		}
+		return fmt.Errorf("train: %w", err)
+	}
+	defer watch.Close()
 	rec.Data, rec.Stride = path, stride
+	switch {
+	case opts.Resume == "":
+		if abs, err := filepath.Abs(path); err == nil {
+			rec.Data = abs // a resume from another working directory finds it
+		}
+		stamp := watch.Stamp()
+		rec.DataStamp = &stamp
+	case rec.DataStamp == nil:
+		fmt.Fprintf(opts.Out, "resume: checkpoint %s records no fingerprint of its data file %s (an older uhno); not verified\n", ckDir, path)
+	default:
+		if err := rec.DataStamp.Match(path, watch.Stamp()); err != nil {
+			return fmt.Errorf("train: cannot resume %s: %w; it is not the data the run was trained on (restore the file, or start a new run)", ckDir, err)
+		}
+	}
 	td, err := openTaskData(cfg, path, stride, dataDir)
 	if err != nil {
 		return err
@@ -218,6 +385,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: opts.Keep,
 		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet, Graph: opts.Graph,
 		DataSeed: uint64(cfg.Seed), Run: cfg, Version: version, Build: rec,
+		DataGuard: watch, SaveFault: saveFault,
 	}
 	res, err := train.Run(ctx, tcfg, opts.Err)
 	if err != nil {
@@ -314,14 +482,10 @@ func trainData(ctx context.Context, cfg config.Config, opts *trainOptions, rec b
 	if rec.Data != "" {
 		return rec.Data, rec.Stride, dir, nil
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, cfg.Task+".pdebench.json"))
+	// The index is outside input: ReadPDEBenchIndex checks every value.
+	idx, err := datagen.ReadPDEBenchIndex(dir, cfg.Task)
 	switch {
 	case err == nil:
-		var idx datagen.PDEBenchIndex
-		if err := json.Unmarshal(raw, &idx); err != nil || idx.Path == "" {
-			return "", 0, "", fmt.Errorf("train: %s is corrupt; index the file again with uhno datagen --task %s --pdebench FILE",
-				filepath.Join(dir, cfg.Task+".pdebench.json"), cfg.Task)
-		}
 		return idx.Path, idx.Stride, dir, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", 0, "", fmt.Errorf("train: %w", err)

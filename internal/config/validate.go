@@ -22,6 +22,9 @@ func (c *Config) Validate() error {
 	if c.Seed < 0 {
 		return bad("seed", c.Seed, ">= 0")
 	}
+	if c.Seed > maxSeed {
+		return bad("seed", c.Seed, "at most %d (2^53 - 1, which a JSON number holds exactly, so that `uhno config --json` reads back)", int64(maxSeed))
+	}
 	for _, check := range []func(TaskSpec) error{c.validateModel, c.validatePDE, c.validateData, c.validateLoss, c.validateSPAR, c.validateOptim} {
 		if err := check(spec); err != nil {
 			return err
@@ -58,6 +61,46 @@ func bad(key string, got any, format string, args ...any) error {
 // level keeps at least one cell on any grid this tool can hold in memory.
 const maxLevels = 10
 
+// Upper bounds on sizes. The paper's largest values are 128 cells per axis
+// (1024 for a solver grid), 10,000 trajectories, 201 frames and 64
+// channels; the bounds lie orders of magnitude above, so they only catch a
+// value that is a typo or garbage (1e12 for 1e3). They keep every size the
+// data pipeline and the model compute from a configuration (a frame, a
+// trajectory, a batch, one level's activations) exact in an int, so such a
+// value gives this one-line error instead of an overflow, a panic in
+// make() or an allocation no machine can serve.
+const (
+	// maxAxis bounds the cells per axis of every grid.
+	maxAxis = 1 << 16
+	// maxCount bounds every count: trajectories, snapshots, the batch,
+	// channels, Fourier modes, Gaussian scales, the kernel radius, the
+	// optimizer steps (a resumed run replays its batches: Batcher.Skip).
+	maxCount = 1 << 24
+	// maxValues bounds the values of one frame, one trajectory and one
+	// batch of inputs or activations: 2^40 float32 values are 4 TiB.
+	maxValues = 1 << 40
+)
+
+// maxSeed bounds seed: a JSON reader (viper's) decodes numbers as
+// float64, exact up to 2^53.
+const maxSeed = 1<<53 - 1
+
+// atMost is the want of a count above maxCount.
+var atMost = fmt.Sprintf("at most %d (2^24)", maxCount)
+
+// product returns the product of positive factors and whether it stays
+// within limit; it stops before an overflow.
+func product(limit int, factors ...int) (int, bool) {
+	p := 1
+	for _, f := range factors {
+		if f < 0 || (f > 0 && p > limit/f) {
+			return 0, false
+		}
+		p *= f
+	}
+	return p, true
+}
+
 func (c *Config) validateModel(TaskSpec) error {
 	m := &c.Model
 	ablations := make([]string, 0, 10)
@@ -75,8 +118,21 @@ func (c *Config) validateModel(TaskSpec) error {
 		check{m.Groups >= 1, "model.groups", m.Groups, ">= 1"},
 		check{m.MaxRadius >= 1, "model.max_radius", m.MaxRadius, ">= 1 cell"},
 		check{m.ProjHidden >= 1, "model.proj_hidden", m.ProjHidden, ">= 1"},
+		check{m.C0 <= maxCount, "model.c0", m.C0, atMost},
+		check{m.WidthMult <= maxCount, "model.width_mult", m.WidthMult, atMost},
+		check{m.K0 <= maxCount, "model.k0", m.K0, atMost},
+		check{m.M <= maxCount, "model.m", m.M, atMost},
+		check{m.MaxRadius <= maxCount, "model.max_radius", m.MaxRadius, atMost},
+		check{m.ProjHidden <= maxCount, "model.proj_hidden", m.ProjHidden, atMost},
 	); err != nil {
 		return err
+	}
+	factors := []int{m.C0}
+	for range m.Levels {
+		factors = append(factors, m.WidthMult)
+	}
+	if _, ok := product(maxCount, factors...); !ok {
+		return bad("model.width_mult", m.WidthMult, "model.c0 (%d) * width_mult^model.levels (%d) <= %d channels at the coarsest level", m.C0, m.Levels, maxCount)
 	}
 	for _, s := range m.Sigmas {
 		if s <= 0 {
@@ -146,6 +202,9 @@ func (c *Config) validatePDE(spec TaskSpec) error {
 		if n < minCells {
 			return bad("pde.grid", p.Grid, "at least %d cells per axis (2^model.levels, so the coarsest level keeps a cell)", minCells)
 		}
+		if n > maxAxis {
+			return bad("pde.grid", p.Grid, "at most %d cells per axis", maxAxis)
+		}
 	}
 	if p.Boundary != spec.Boundary {
 		return bad("pde.boundary", p.Boundary, "%q (task %s, App. B)", spec.Boundary, spec.Name)
@@ -167,6 +226,9 @@ func (c *Config) validatePDE(spec TaskSpec) error {
 			return bad("pde.solver_grid", p.SolverGrid, "%d sizes, one per axis", c.Dim)
 		}
 		for i, n := range p.SolverGrid {
+			if n > maxAxis {
+				return bad("pde.solver_grid", p.SolverGrid, "at most %d cells per axis", maxAxis)
+			}
 			if n < p.Grid[i] || n%p.Grid[i] != 0 {
 				return bad("pde.solver_grid", p.SolverGrid, "multiples of pde.grid %s (the solution is subsampled by an integer stride)", show(p.Grid))
 			}
@@ -200,6 +262,9 @@ func (c *Config) validateData(spec TaskSpec) error {
 			return bad("data.source_grid", d.SourceGrid, "%d sizes, one per axis", c.Dim)
 		}
 		for i, n := range d.SourceGrid {
+			if n > maxAxis {
+				return bad("data.source_grid", d.SourceGrid, "at most %d cells per axis", maxAxis)
+			}
 			if n < c.PDE.Grid[i] || n%c.PDE.Grid[i] != 0 {
 				return bad("data.source_grid", d.SourceGrid, "multiples of pde.grid %s (the loader subsamples by an integer stride)", show(c.PDE.Grid))
 			}
@@ -219,7 +284,15 @@ func (c *Config) validateData(spec TaskSpec) error {
 	if err := firstFailure(
 		check{d.TrainTrajectories >= 1, "data.train_trajectories", d.TrainTrajectories, ">= 1"},
 		check{d.TestTrajectories >= 1, "data.test_trajectories", d.TestTrajectories, ">= 1"},
+		check{d.TrainTrajectories <= maxCount, "data.train_trajectories", d.TrainTrajectories, atMost},
+		check{d.TestTrajectories <= maxCount, "data.test_trajectories", d.TestTrajectories, atMost},
+		check{d.Snapshots <= maxCount, "data.snapshots", d.Snapshots, atMost},
+		check{len(d.Inputs) <= maxCount, "data.inputs", len(d.Inputs), fmt.Sprintf("at most %d fields", maxCount)},
+		check{len(d.Outputs) <= maxCount, "data.outputs", len(d.Outputs), fmt.Sprintf("at most %d fields", maxCount)},
 	); err != nil {
+		return err
+	}
+	if err := c.validateSizes(); err != nil {
 		return err
 	}
 	if spec.Static {
@@ -254,6 +327,26 @@ func (c *Config) validateData(spec TaskSpec) error {
 	return nil
 }
 
+// validateSizes checks that one frame and one trajectory of the data hold
+// at most maxValues values. The grids and counts are bounded already.
+func (c *Config) validateSizes() error {
+	d := &c.Data
+	for _, g := range []struct {
+		key  string
+		grid []int
+	}{{"pde.grid", c.PDE.Grid}, {"pde.solver_grid", c.PDE.SolverGrid}, {"data.source_grid", d.SourceGrid}} {
+		frame, ok := product(maxValues, g.grid...)
+		if !ok {
+			return bad(g.key, g.grid, "at most %d cells in all (2^40)", maxValues)
+		}
+		if _, ok := product(maxValues, frame, max(d.Snapshots, 1), max(len(d.Inputs), len(d.Outputs), 1)); !ok {
+			return bad("data.snapshots", d.Snapshots, "at most %d values (2^40) per trajectory: frames x %d cells (%s %s) x %d fields",
+				maxValues, frame, g.key, show(g.grid), max(len(d.Inputs), len(d.Outputs)))
+		}
+	}
+	return nil
+}
+
 func (c *Config) validateLoss(TaskSpec) error {
 	return firstFailure(
 		check{c.Loss.LambdaH1 >= 0, "loss.lambda_h1", c.Loss.LambdaH1, ">= 0"},
@@ -283,9 +376,11 @@ func (c *Config) validateOptim(TaskSpec) error {
 		check{len(o.Betas) == 2, "optim.betas", o.Betas, "2 values [beta1, beta2]"},
 		check{o.AdamEps > 0, "optim.adam_eps", o.AdamEps, "> 0"},
 		check{o.Steps >= 1, "optim.steps", o.Steps, ">= 1"},
+		check{o.Steps <= maxCount, "optim.steps", o.Steps, atMost},
 		check{o.Warmup >= 0 && o.Warmup < o.Steps, "optim.warmup", o.Warmup, fmt.Sprintf("0..%d (fewer than optim.steps)", o.Steps-1)},
 		check{o.Schedule == "cosine", "optim.schedule", o.Schedule, `"cosine" (Sec. 4.1)`},
 		check{o.Batch >= 1, "optim.batch", o.Batch, ">= 1"},
+		check{o.Batch <= maxCount, "optim.batch", o.Batch, atMost},
 	); err != nil {
 		return err
 	}
@@ -297,6 +392,19 @@ func (c *Config) validateOptim(TaskSpec) error {
 	pairs := c.Data.TrainTrajectories * c.Data.PairsPerTrajectory
 	if o.Batch > pairs {
 		return bad("optim.batch", o.Batch, "<= %d, the number of training pairs (data.train_trajectories * data.pairs_per_trajectory)", pairs)
+	}
+	// The factors are bounded by now (validateModel, validateSizes), so
+	// these products cannot overflow before the comparison.
+	cells, _ := product(maxValues, c.PDE.Grid...)
+	widest := c.Model.C0
+	for range c.Model.Levels {
+		widest *= c.Model.WidthMult
+	}
+	if _, ok := product(maxValues, o.Batch, widest, cells); !ok {
+		return bad("optim.batch", o.Batch, "at most %d values (2^40) of activations at the widest level: batch x %d channels x pde.grid %s", maxValues, widest, show(c.PDE.Grid))
+	}
+	if _, ok := product(maxValues, o.Batch, c.Data.History, len(c.Data.Inputs), cells); !ok {
+		return bad("optim.batch", o.Batch, "at most %d values (2^40) of inputs: batch x data.history %d x %d fields x pde.grid %s", maxValues, c.Data.History, len(c.Data.Inputs), show(c.PDE.Grid))
 	}
 	return nil
 }

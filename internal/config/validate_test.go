@@ -43,6 +43,8 @@ func TestValidateErrors(t *testing.T) {
 			`config: key dim: got 2, want 1 (task burgers is 1D)`},
 		{"negative seed", "burgers", func(c *Config) { c.Seed = -1 },
 			`config: key seed: got -1, want >= 0`},
+		{"seed beyond a JSON number", "burgers", func(c *Config) { c.Seed = 1 << 53 },
+			"config: key seed: got 9007199254740992, want at most 9007199254740991 (2^53 - 1, which a JSON number holds exactly, so that `uhno config --json` reads back)"},
 
 		// model
 		{"unknown ablation", "burgers", func(c *Config) { c.Model.Ablation = "Z" },
@@ -61,6 +63,10 @@ func TestValidateErrors(t *testing.T) {
 			`config: key model.groups: got 5, want a divisor of model.c0 (24), so every group has the same number of channels`},
 		{"zero max radius", "burgers", func(c *Config) { c.Model.MaxRadius = 0 },
 			`config: key model.max_radius: got 0, want >= 1 cell`},
+		{"channels beyond the bound", "burgers", func(c *Config) { c.Model.C0 = 1 << 25 },
+			`config: key model.c0: got 33554432, want at most 16777216 (2^24)`},
+		{"coarsest level beyond the bound", "burgers", func(c *Config) { c.Model.WidthMult = 1 << 8 },
+			`config: key model.width_mult: got 256, want model.c0 (32) * width_mult^model.levels (3) <= 16777216 channels at the coarsest level`},
 
 		// pde
 		{"domain of the wrong rank", "ns2d", func(c *Config) { c.PDE.Domain = []float64{1} },
@@ -111,6 +117,13 @@ func TestValidateErrors(t *testing.T) {
 			`config: key data.inputs: got ["Vx", "Vx"], want distinct field names`},
 		{"no training trajectories", "burgers", func(c *Config) { c.Data.TrainTrajectories = 0 },
 			`config: key data.train_trajectories: got 0, want >= 1`},
+		{"trajectories beyond the bound", "burgers", func(c *Config) { c.Data.TrainTrajectories = 1 << 25 },
+			`config: key data.train_trajectories: got 33554432, want at most 16777216 (2^24)`},
+		{"grid beyond the bound", "burgers", func(c *Config) { c.PDE.Grid = []int{1 << 17} },
+			`config: key pde.grid: got [131072], want at most 65536 cells per axis`},
+		{"trajectory beyond 2^40 values", "ns2d", func(c *Config) {
+			c.PDE.Grid, c.PDE.SolverGrid, c.Data.Snapshots = []int{1 << 16, 1 << 16}, nil, 1<<24
+		}, `config: key data.snapshots: got 16777216, want at most 1099511627776 values (2^40) per trajectory: frames x 4294967296 cells (pde.grid [65536, 65536]) x 1 fields`},
 		{"history fills the trajectory", "ns2d", func(c *Config) { c.Data.History = 50 },
 			`config: key data.history: got 50, want 1..49 (fewer than data.snapshots)`},
 		{"rollout past the trajectory", "cfd3d", func(c *Config) { c.Data.Rollout = 21 },
@@ -149,6 +162,11 @@ func TestValidateErrors(t *testing.T) {
 			`config: key optim.schedule: got "step", want "cosine" (Sec. 4.1)`},
 		{"zero batch", "burgers", func(c *Config) { c.Optim.Batch = 0 },
 			`config: key optim.batch: got 0, want >= 1`},
+		{"steps beyond the bound", "burgers", func(c *Config) { c.Optim.Steps = 1 << 25 },
+			`config: key optim.steps: got 33554432, want at most 16777216 (2^24)`},
+		{"batch activations beyond 2^40 values", "burgers", func(c *Config) {
+			c.PDE.Grid, c.PDE.SolverGrid, c.Model.C0, c.Optim.Batch = []int{1 << 16}, nil, 1<<14, 50000
+		}, `config: key optim.batch: got 50000, want at most 1099511627776 values (2^40) of activations at the widest level: batch x 131072 channels x pde.grid [65536]`},
 		{"batch larger than the data", "cfd3d", func(c *Config) { c.Optim.Batch = 2000 },
 			`config: key optim.batch: got 2000, want <= 1600, the number of training pairs (data.train_trajectories * data.pairs_per_trajectory)`},
 	}

@@ -58,6 +58,23 @@ func (f Format) fields() []string {
 	return nil
 }
 
+// Bounds on the shapes Open accepts. A file's shapes are outside input,
+// and HDF5 lets a file of a few kilobytes declare datasets of any size
+// that it never stored (reads return the fill value), so a shape alone
+// must not size what the pipeline allocates: a split permutes every
+// trajectory (NewSplit), a Batcher and CheckFinite hold one trajectory.
+// The bounds lie far above PDEBench's largest files (10,000
+// trajectories; 21 frames of 128^3 points, 44M values, per field) and
+// keep every product a consumer forms (trajectory x frames x fields x
+// points) an int.
+const (
+	// maxTrajectories bounds the trajectories of a file.
+	maxTrajectories = 1 << 24
+	// maxTrajectoryValues bounds one field of one trajectory, frames x
+	// grid points: 2^30 float32 values are 4 GiB.
+	maxTrajectoryValues = 1 << 30
+)
+
 // Options say how to open a dataset and what to expect in it.
 type Options struct {
 	// Format forces a layout; FormatAuto detects it.
@@ -186,6 +203,16 @@ func open(f *h5.File, opt Options) (*Dataset, error) {
 	first := d.fields[0]
 	if d.n < 1 || d.frames < 1 || slices.Contains(d.stored, 0) {
 		return nil, bad(first, "at least one trajectory, frame and grid point")
+	}
+	if d.n > maxTrajectories {
+		return nil, bad(first, fmt.Sprintf("at most %d trajectories", maxTrajectories))
+	}
+	values := d.frames
+	for _, g := range d.stored {
+		if g > maxTrajectoryValues/values {
+			return nil, bad(first, fmt.Sprintf("at most %d values per trajectory and field (frames x grid points)", maxTrajectoryValues))
+		}
+		values *= g
 	}
 	if opt.Frames > 0 && d.frames != opt.Frames {
 		return nil, fmt.Errorf("data: %s: dataset %q has %d frames per trajectory (shape %v), want %d", path, first, d.frames, shapes[first], opt.Frames)

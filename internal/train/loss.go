@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 
 	"uhno/internal/config"
 	"uhno/internal/tensor"
@@ -54,6 +55,17 @@ type LossValues struct {
 	MSE   float64 `json:"mse"`
 	H1    float64 `json:"h1"`
 	CBC   float64 `json:"cbc,omitempty"`
+}
+
+// finite reports whether every term is finite: a NaN or Inf term cannot
+// be logged or checkpointed (JSON has no NaN) and means the run diverged.
+func (v LossValues) finite() bool {
+	for _, x := range []float64{v.Total, v.MSE, v.H1, v.CBC} {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Loss evaluates Eq. loss (paper Sec. 3.4):

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -108,6 +107,30 @@ type Config struct {
 	// state.json under "build": the caller's record of how it built the
 	// model and the data, for rebuilding them on resume (State.Build).
 	Build any
+
+	// DataGuard, when not nil, is asked after every batch is drawn and
+	// before every checkpoint whether the data under the batch stream are
+	// still those the run started with (data.FileWatch). A change stops
+	// the run with its error before the step's update or the checkpoint,
+	// so no weights trained on other data are saved.
+	DataGuard DataGuard
+	// SaveFault, when not nil, is called at each stage of every
+	// checkpoint save (SaveStages) with the step being saved; an error it
+	// returns fails the save there as an I/O error would. It is a
+	// fault-injection seam for tests (uhno train's
+	// UHNO_TEST_CRASH_IN_CHECKPOINT kills the process from it).
+	SaveFault func(step int, stage string) error
+
+	// fsys replaces the checkpoint writer's file system in tests.
+	fsys saveFS
+}
+
+// DataGuard checks that a run's data have not changed under it.
+type DataGuard interface {
+	// Check returns an error naming the file when it changed. full asks
+	// for the thorough check (before a checkpoint), otherwise a quick one
+	// (every step).
+	Check(full bool) error
 }
 
 // Result summarises a run.
@@ -168,8 +191,11 @@ func (c *Config) validate() error {
 // with Result.Interrupted and no error; resuming from any checkpoint gives
 // bit for bit the run that was never interrupted (the CPU backend is
 // deterministic, and the checkpoint holds weights, moments, step and the
-// data position). A non-finite loss stops the run with an error and no
-// checkpoint of the diverged weights.
+// data position). A non-finite loss (training or validation) or
+// non-finite weights at a checkpoint stop the run with an error naming
+// the step and the last checkpoint, and no checkpoint of the diverged
+// weights; so do a failed checkpoint write (the previous checkpoint
+// stays latest) and a data file that changed (Config.DataGuard).
 func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	if err := cfg.validate(); err != nil {
 		return Result{}, err
@@ -239,7 +265,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return res, fmt.Errorf("train: %w", err)
 	}
-	logf, err := os.OpenFile(filepath.Join(cfg.Dir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	// A fresh run starts a fresh log: a run killed before its first
+	// checkpoint leaves records that are no run's.
+	logFlags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if cfg.Resume == "" {
+		logFlags |= os.O_TRUNC
+	}
+	logf, err := os.OpenFile(filepath.Join(cfg.Dir, LogFile), logFlags, 0o644)
 	if err != nil {
 		return res, fmt.Errorf("train: log: %w", err)
 	}
@@ -275,13 +307,31 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		}
 	}
 
+	hooks := &saveHooks{fs: cfg.fsys}
+	if cfg.SaveFault != nil {
+		hooks.after = func(stage string) error { return cfg.SaveFault(st.Step, stage) }
+	}
 	save := func() error {
-		path, err := saveCheckpoint(cfg.Dir, st, params, tensor.ToHost(b, tensor.NewTensor(m, n)), tensor.ToHost(b, tensor.NewTensor(v, n)), b, cfg.Keep, nil)
+		if cfg.DataGuard != nil {
+			if err := cfg.DataGuard.Check(true); err != nil {
+				return fmt.Errorf("train: step %d: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
+			}
+		}
+		// The log reaches the disk before the checkpoint does, so that
+		// the log of a run killed after it holds every record up to the
+		// checkpoint's step (resuming trims the ones after).
+		if err := logw.Flush(); err != nil {
+			return fmt.Errorf("train: step %d: log: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
+		}
+		if err := logf.Sync(); err != nil {
+			return fmt.Errorf("train: step %d: log: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
+		}
+		path, err := saveCheckpoint(cfg.Dir, st, params, tensor.ToHost(b, tensor.NewTensor(m, n)), tensor.ToHost(b, tensor.NewTensor(v, n)), b, cfg.Keep, hooks)
 		if err != nil {
 			return err
 		}
 		res.Checkpoint = path
-		return logw.Flush()
+		return nil
 	}
 
 	// Validation runs on a tape of its own, so that it never releases the
@@ -308,6 +358,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 			return res, fmt.Errorf("train: step %d: batch: %w", t, err)
 		}
 		st.Data.Drawn++
+		if cfg.DataGuard != nil {
+			if err := cfg.DataGuard.Check(false); err != nil {
+				finishBar()
+				return res, fmt.Errorf("train: step %d: %w; the step was not taken, last checkpoint %s", t, err, orNone(res.Checkpoint))
+			}
+		}
 		var (
 			terms Terms
 			aux   Aux
@@ -327,7 +383,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 			terms = cfg.Loss.Loss(tp, pred, y, aux)
 		}
 		vals := terms.Values(b)
-		if math.IsNaN(vals.Total) || math.IsInf(vals.Total, 0) {
+		if !vals.finite() {
 			finishBar()
 			return res, fmt.Errorf("train: step %d: loss is %g (mse %g, h1 %g, cbc %g); the weights diverged, last checkpoint %s",
 				t, vals.Total, vals.MSE, vals.H1, vals.CBC, orNone(res.Checkpoint))
@@ -361,6 +417,11 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		}
 		if cfg.Val != nil && len(cfg.Val.Batches) > 0 && ((cfg.ValEvery > 0 && t%cfg.ValEvery == 0) || t == cfg.Schedule.Steps) {
 			val := validate(vtp, cfg)
+			if !val.finite() {
+				finishBar()
+				return res, fmt.Errorf("train: step %d: validation loss is %g (mse %g, h1 %g, cbc %g); the weights diverged on held-out data, last checkpoint %s",
+					t, val.Total, val.MSE, val.H1, val.CBC, orNone(res.Checkpoint))
+			}
 			res.Val = &val
 			if st.BestValStep == 0 || val.Total < st.BestVal {
 				st.BestVal, st.BestValStep = val.Total, t

@@ -246,6 +246,14 @@ func TestRunRefusals(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "last checkpoint "+filepath.Join(dir, StepDirName(7))) {
 			t.Fatalf("got %v, want %q ... naming the step-7 checkpoint", err, want)
 		}
+		// No checkpoint of the diverged weights; the last good one stays
+		// latest and intact.
+		if got := checkpointSteps(dir); len(got) != 1 || got[0] != 7 {
+			t.Fatalf("checkpoints %v after the NaN, want [7]", got)
+		}
+		if _, ckDir, err := loadCheckpoint(dir); err != nil || ckDir != filepath.Join(dir, StepDirName(7)) {
+			t.Fatalf("latest %s (%v), want the intact step 7", ckDir, err)
+		}
 	})
 
 	dir := t.TempDir()

@@ -66,5 +66,13 @@
 // failed read. Misuse by the caller (a buffer of the wrong length) panics
 // with an "h5:" prefix.
 //
+// A well-formed file can still declare what it does not hold: HDF5 lets a
+// dataset of any shape exist without storage (reads return the fill
+// value). So shapes are checked before they size anything: every shape's
+// element count must fit an int, a dataset read whole (ReadAll, the
+// bookkeeping) must not declare more values than the file has bytes, and
+// bookkeeping datasets must have Writer's element types, since gonum
+// reads in the file's type. FuzzOpenMetadata exercises this.
+//
 // Package internal/data builds the datasets, splits and batches on top.
 package h5

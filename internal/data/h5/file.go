@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -66,6 +67,9 @@ func quiet() func() {
 type File struct {
 	path string
 	f    *hdf5.File
+	// size is the file's size in bytes when opened: what a dataset the
+	// reader loads whole (coordinates, bookkeeping) can hold at most.
+	size int64
 
 	mu    sync.Mutex
 	dsets map[string]*dataset
@@ -102,7 +106,7 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("h5: %s: cannot open as HDF5 (truncated or corrupt file, %d bytes; on a filesystem without file locking set HDF5_USE_FILE_LOCKING=FALSE): %v", path, st.Size(), err)
 	}
-	f := &File{path: path, f: hf, dsets: map[string]*dataset{}}
+	f := &File{path: path, f: hf, size: st.Size(), dsets: map[string]*dataset{}}
 	if err := f.checkComplete(); err != nil {
 		f.Close()
 		return nil, err
@@ -125,7 +129,9 @@ func (f *File) checkComplete() error {
 	}
 	total, _ := f.AttrFloat(TrajectoriesAttr)
 	written := -1
-	if dims, err := f.Shape(WrittenDataset); err == nil && len(dims) == 1 {
+	// Writer stores one byte per trajectory, contiguously: a longer
+	// dataset than the file has bytes is not uhno's, and is not read.
+	if dims, err := f.Shape(WrittenDataset); err == nil && len(dims) == 1 && int64(dims[0]) <= f.size {
 		flags := make([]uint8, dims[0])
 		if f.readUint8(WrittenDataset, flags) == nil {
 			written = 0
@@ -235,6 +241,11 @@ func (f *File) open(name string) (*dataset, error) {
 			hd.Close()
 			return nil, fmt.Errorf("h5: %s: dataset %q: reading its shape: %v", f.path, name, err)
 		}
+		if _, ok := elements(dims); !ok {
+			space.Close()
+			hd.Close()
+			return nil, fmt.Errorf("h5: %s: dataset %q has shape %v: more elements than an int can count (corrupt file?)", f.path, name, dims)
+		}
 		for _, v := range dims {
 			d.dims = append(d.dims, int(v))
 		}
@@ -315,8 +326,25 @@ func (f *File) Read(name string, offset, count, stride []int, dst []float32) err
 	return nil
 }
 
+// elements returns the number of elements of a dataspace of shape dims,
+// and false when it does not fit an int.
+func elements(dims []uint) (int, bool) {
+	n := uint64(1)
+	for _, v := range dims {
+		hi, lo := bits.Mul64(n, uint64(v))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, false
+		}
+		n = lo
+	}
+	return int(n), true
+}
+
 // ReadAll reads a whole dataset (meant for small ones such as coordinates)
-// and returns its values and shape.
+// and returns its values and shape. A dataset that declares more values
+// than the file has bytes is refused before anything is allocated: HDF5
+// lets a small file declare a dataset it never stored (reads return the
+// fill value), and such a shape must not size an allocation.
 func (f *File) ReadAll(name string) ([]float32, []int, error) {
 	dims, err := f.Shape(name)
 	if err != nil {
@@ -324,7 +352,10 @@ func (f *File) ReadAll(name string) ([]float32, []int, error) {
 	}
 	n := 1
 	for _, v := range dims {
-		n *= v
+		n *= v // cannot overflow: open checked the element count
+	}
+	if int64(n) > f.size {
+		return nil, nil, fmt.Errorf("h5: %s: dataset %q has shape %v, %d values in a file of %d bytes; want a dataset stored in full (corrupt file?)", f.path, name, dims, n, f.size)
 	}
 	dst := make([]float32, n)
 	if err := f.Read(name, make([]int, len(dims)), dims, nil, dst); err != nil {
@@ -335,15 +366,37 @@ func (f *File) ReadAll(name string) ([]float32, []int, error) {
 
 // readUint8 reads a whole 1-D uint8 bookkeeping dataset.
 func (f *File) readUint8(name string, dst []uint8) error {
+	return f.readBookkeeping(name, len(dst), &dst, hdf5.T_NATIVE_UINT8, hdf5.T_STD_U8LE)
+}
+
+// readUint32 reads a whole 1-D uint32 bookkeeping dataset.
+func (f *File) readUint32(name string, dst []uint32) error {
+	return f.readBookkeeping(name, len(dst), &dst, hdf5.T_NATIVE_UINT32, hdf5.T_STD_U32LE)
+}
+
+// readBookkeeping reads the whole 1-D dataset name, of n elements, into
+// dst (a pointer to a slice of n elements of a type in types). The shape
+// and the element type are checked first: gonum reads in the file's
+// element type, so a dataset of wider elements (a uhno-written of
+// float64) would be written past the end of dst, into the Go heap.
+func (f *File) readBookkeeping(name string, n int, dst any, types ...*hdf5.Datatype) error {
 	defer quiet()()
 	d, err := f.open(name)
 	if err != nil {
 		return err
 	}
-	if len(d.dims) != 1 || d.dims[0] != len(dst) {
-		return fmt.Errorf("h5: %s: dataset %q has shape %v, want [%d]", f.path, name, d.dims, len(dst))
+	if len(d.dims) != 1 || d.dims[0] != n {
+		return fmt.Errorf("h5: %s: dataset %q has shape %v, want [%d]", f.path, name, d.dims, n)
 	}
-	return d.d.Read(&dst)
+	dt, err := d.d.Datatype()
+	if err != nil {
+		return fmt.Errorf("h5: %s: dataset %q: %v (corrupt file?)", f.path, name, err)
+	}
+	defer dt.Close()
+	if !slices.ContainsFunc(types, dt.Equal) {
+		return fmt.Errorf("h5: %s: dataset %q has elements of class %d and %d bytes, want %d-byte unsigned integers", f.path, name, int(dt.Class()), dt.Size(), types[0].Size())
+	}
+	return d.d.Read(dst)
 }
 
 // checkSelection validates a hyperslab against the dataset's dimensions.

@@ -72,41 +72,108 @@ func Write(path string, dsets []Dataset, attrs map[string]any) error {
 			return fmt.Errorf("h5test: %s: %v", d.Name, err)
 		}
 	}
+	return writeAttrs(f, attrs)
+}
+
+// writeAttrs writes root attributes: float64 and string scalars, and
+// []float64 arrays (h5py's f.attrs[name] = value).
+func writeAttrs(f *hdf5.File, attrs map[string]any) error {
 	root, err := f.OpenGroup("/")
 	if err != nil {
 		return err
 	}
 	defer root.Close()
 	for name, v := range attrs {
-		space, err := hdf5.CreateDataspace(hdf5.S_SCALAR)
-		if err != nil {
-			return err
-		}
+		var (
+			space *hdf5.Dataspace
+			dtype *hdf5.Datatype
+			ptr   any
+		)
 		switch x := v.(type) {
 		case float64:
-			a, err := root.CreateAttribute(name, hdf5.T_NATIVE_DOUBLE, space)
-			if err == nil {
-				err = a.Write(&x, hdf5.T_NATIVE_DOUBLE)
-				a.Close()
-			}
-			if err != nil {
-				return fmt.Errorf("h5test: attribute %s: %v", name, err)
-			}
+			space, err = hdf5.CreateDataspace(hdf5.S_SCALAR)
+			dtype, ptr = hdf5.T_NATIVE_DOUBLE, &x
 		case string:
-			a, err := root.CreateAttribute(name, hdf5.T_GO_STRING, space)
-			if err == nil {
-				err = a.Write(&x, hdf5.T_GO_STRING)
-				a.Close()
+			space, err = hdf5.CreateDataspace(hdf5.S_SCALAR)
+			dtype, ptr = hdf5.T_GO_STRING, &x
+		case []float64:
+			if len(x) == 0 {
+				return fmt.Errorf("h5test: attribute %s: an empty array", name)
 			}
-			if err != nil {
-				return fmt.Errorf("h5test: attribute %s: %v", name, err)
-			}
+			space, err = hdf5.CreateSimpleDataspace([]uint{uint(len(x))}, nil)
+			dtype, ptr = hdf5.T_NATIVE_DOUBLE, &x[0]
 		default:
 			return fmt.Errorf("h5test: attribute %s: type %T", name, v)
 		}
+		if err != nil {
+			return fmt.Errorf("h5test: attribute %s: %v", name, err)
+		}
+		a, err := root.CreateAttribute(name, dtype, space)
+		if err == nil {
+			err = a.Write(ptr, dtype)
+			a.Close()
+		}
 		space.Close()
+		if err != nil {
+			return fmt.Errorf("h5test: attribute %s: %v", name, err)
+		}
 	}
 	return nil
+}
+
+// Shape declares a dataset by its dimensions and element type alone.
+type Shape struct {
+	Name string
+	Dims []uint
+	// Type is the element type: "f32" (little-endian float32, the
+	// default), "f64", "f32be" (big-endian), "i32" or "u8".
+	Type string
+}
+
+// shapeTypes maps Shape.Type to HDF5 file types.
+var shapeTypes = map[string]*hdf5.Datatype{
+	"":      hdf5.T_IEEE_F32LE,
+	"f32":   hdf5.T_IEEE_F32LE,
+	"f64":   hdf5.T_IEEE_F64LE,
+	"f32be": hdf5.T_IEEE_F32BE,
+	"i32":   hdf5.T_STD_I32LE,
+	"u8":    hdf5.T_STD_U8LE,
+}
+
+// Declare creates path with datasets of the given shapes and root
+// attributes (as Write), writing no values: HDF5 allocates a contiguous
+// dataset's storage at its first write, so none is allocated, and reads
+// return the fill value 0. A file of a few kilobytes can so declare any
+// shape, however large, which is what tests of the readers' shape and
+// size checks need (a file whose metadata promise more than it holds).
+func Declare(path string, shapes []Shape, attrs map[string]any) error {
+	f, err := hdf5.CreateFile(path, hdf5.F_ACC_TRUNC)
+	if err != nil {
+		return fmt.Errorf("h5test: create %s: %v", path, err)
+	}
+	defer f.Close()
+	for _, s := range shapes {
+		dtype, ok := shapeTypes[s.Type]
+		if !ok {
+			return fmt.Errorf("h5test: %s: element type %q", s.Name, s.Type)
+		}
+		var space *hdf5.Dataspace
+		if len(s.Dims) == 0 {
+			space, err = hdf5.CreateDataspace(hdf5.S_SCALAR)
+		} else {
+			space, err = hdf5.CreateSimpleDataspace(s.Dims, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("h5test: %s: dataspace %v: %v", s.Name, s.Dims, err)
+		}
+		d, err := f.CreateDataset(s.Name, dtype, space)
+		space.Close()
+		if err != nil {
+			return fmt.Errorf("h5test: %s: %v", s.Name, err)
+		}
+		d.Close()
+	}
+	return writeAttrs(f, attrs)
 }
 
 // Code is the value stored for variable c of nc, trajectory i of n, frame f
