@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -46,14 +48,18 @@ type evalOptions struct {
 func newEvalCmd(out, errOut io.Writer, runF func(context.Context, *evalOptions) error) *cobra.Command {
 	opts := &evalOptions{Out: out, Err: errOut}
 	cmd := &cobra.Command{
-		Use:   "eval --checkpoint DIR [--checkpoint DIR ...] [--task NAME] [--rollout N] [--horizon-mult M] [--out DIR]",
+		Use:   "eval [--checkpoint DIR ...] [--task NAME] [--rollout N] [--horizon-mult M] [--out DIR]",
 		Short: "Roll trained models out on the test trajectories and report the paper's metrics",
 		Long: `Evaluate one or more trained checkpoints (run directories or step
 directories of uhno train) side by side on the test trajectories of their
 run's split: an autoregressive rollout from the initial frames at the
 training step size (25 steps in 1D, 10 in 2D, 20 in 3D: data.rollout;
 --rollout N changes it, --horizon-mult 4 gives the long-horizon study of
-Tab. stability), or a single prediction on Darcy.
+Tab. stability), or a single prediction on Darcy. Without --checkpoint
+it evaluates the default runs of uhno train for --task (runs/<task>-uhno
+and runs/<task>-fno beside it, those that hold a checkpoint) or, without
+--task, the run under runs/ whose checkpoint was written last, and says
+which it chose.
 
 Metrics (paper App. "Evaluation Metrics"), per trajectory and step, then
 averaged over trajectories: relL2, relH1, the binned spectral error in
@@ -125,7 +131,14 @@ type evalRecord struct {
 // evalRun evaluates every checkpoint and writes the outputs.
 func evalRun(ctx context.Context, opts *evalOptions) error {
 	if len(opts.Checkpoints) == 0 {
-		return fmt.Errorf("eval: no checkpoint given; pass --checkpoint DIR (a run directory of uhno train)")
+		cks, why, err := defaultCheckpoints(runsDir, opts.Task)
+		if err != nil {
+			return err
+		}
+		opts.Checkpoints = cks
+		if opts.Err != nil {
+			fmt.Fprintf(opts.Err, "eval: no --checkpoint given; evaluating %s (%s)\n", strings.Join(cks, " and "), why)
+		}
 	}
 	if opts.Rollout < 0 || opts.HorizonMult < 1 || opts.Batch < 0 || opts.Limit < 0 || opts.Resamples < 1 {
 		return fmt.Errorf("eval: --rollout, --batch and --trajectories must not be negative, --horizon-mult and --resamples >= 1")
@@ -509,4 +522,51 @@ func fileLabel(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// runsDir is where uhno train puts its runs by default (--out).
+const runsDir = "runs"
+
+// defaultCheckpoints picks the runs `uhno eval` evaluates when no
+// --checkpoint is given: with a task, the default run directories of
+// uhno train for it, runs/<task>-uhno and runs/<task>-fno beside it, those
+// that hold a checkpoint; without one, the run under runs/ whose latest
+// checkpoint was written last. why says which rule chose them.
+func defaultCheckpoints(root, task string) (cks []string, why string, err error) {
+	hasRun := func(dir string) bool {
+		st, err := os.Stat(filepath.Join(dir, train.LatestFile))
+		return err == nil && st.Mode().IsRegular()
+	}
+	if task != "" {
+		for _, m := range []string{"uhno", "fno"} {
+			if dir := filepath.Join(root, task+"-"+m); hasRun(dir) {
+				cks = append(cks, dir)
+			}
+		}
+		if len(cks) == 0 {
+			return nil, "", fmt.Errorf("eval: no --checkpoint given and no run of task %s in %s/ (looked for %s and %s); pass --checkpoint DIR",
+				task, root, filepath.Join(root, task+"-uhno"), filepath.Join(root, task+"-fno"))
+		}
+		return cks, "the default runs of task " + task, nil
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("eval: no --checkpoint given, and %s/ cannot be read: %w", root, err)
+	}
+	var newest string
+	var when time.Time
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		st, err := os.Stat(filepath.Join(dir, train.LatestFile))
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if newest == "" || st.ModTime().After(when) {
+			newest, when = dir, st.ModTime()
+		}
+	}
+	if newest == "" {
+		return nil, "", fmt.Errorf("eval: no --checkpoint given and no run in %s/; train one (uhno train --task burgers) or pass --checkpoint DIR", root)
+	}
+	return []string{newest}, "the run in " + root + "/ written last", nil
 }

@@ -118,7 +118,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "--data", dataDir}, "uhno: eval: no checkpoint given; pass --checkpoint DIR (a run directory of uhno train)"},
+		{[]string{"eval", "--data", dataDir}, "uhno: eval: no --checkpoint given and no run in runs/; train one (uhno train --task burgers) or pass --checkpoint DIR"},
 		{[]string{"eval", "--checkpoint", uhno, "--task", "ks", "--data", dataDir}, "uhno: eval: checkpoint " + filepath.Join(uhno, "step-00000003") + " is a model of task burgers, but --task ks"},
 		{[]string{"eval", "--checkpoint", uhno, "--rollout", "6", "--data", dataDir, "--out", out}, "uhno: eval: a rollout of 6 steps from 1 history frames needs 7 frames per trajectory; "},
 		{[]string{"eval", "--checkpoint", uhno, "--horizon-mult", "4", "--data", dataDir, "--out", out}, "--horizon-mult 4 needs trajectories that long"},

@@ -74,15 +74,20 @@ Tasks (the paper's benchmarks; each has a built-in configuration):
 		fmt.Fprintf(&b, "  %-8s %s: %s\n", t.Name, t.Title, t.Summary)
 	}
 	b.WriteString(`
-Commands in this version: "config" prints a task's merged configuration,
-"datagen" generates a task's dataset (or indexes a PDEBench file), "train"
-trains U-HNO or the FNO baseline on a task (generating its data on first
-use), "doctor" reports the build and the machine. Evaluation commands are
-not in this version yet.
+Commands: "config" prints a task's merged configuration, "datagen"
+generates a task's dataset (or indexes a PDEBench file), "train" trains
+U-HNO (any ablation mode A-I) or the FNO baseline on a task, generating
+its data on first use, "eval" rolls trained runs out on the test
+trajectories and reports the paper's metrics with tables and figures,
+"bench" measures parameters, FLOPs, step times and memory, and "doctor"
+reports the build and the machine. Ablation sweeps and the other six
+baselines are not in this version yet.
 
-Builds: bin/uhno (make build) is the CPU build: plain Go, runs on any
-machine. A CUDA build (bin/uhno-cuda, go build -tags cuda) is planned for
-NVIDIA GPUs; "uhno doctor" says which backends a binary has and whether a
-GPU is present.`)
+Builds: bin/uhno (make build) is the CPU build: runs on any machine.
+bin/uhno-cuda (make cuda) computes on an NVIDIA GPU with hand-written
+kernels; it has not yet run on a GPU, but every kernel is tested on the
+CPU under an emulator, and bin/uhno-emu (make emu) runs the GPU code path
+there. "uhno doctor" says which backends a binary has and whether a GPU is
+present.`)
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -297,6 +298,9 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		}
 		resumeControl(opts, ckDir, rec.Control)
 	} else {
+		if err := scaleWarmup(opts); err != nil {
+			return err
+		}
 		var err error
 		if cfg, err = loadConfig(trainLoad(opts)); err != nil {
 			return err
@@ -439,6 +443,38 @@ func checkTrainFlags(opts *trainOptions) error {
 	if opts.Load.Task == "" && opts.Load.File == "" && os.Getenv(envPrefix+"_TASK") == "" {
 		return fmt.Errorf("train: no task given; pass --task NAME (one of %s) or --resume DIR", strings.Join(config.TaskNames(), ", "))
 	}
+	return nil
+}
+
+// scaleWarmup gives a fresh run with --steps and no --warmup (neither
+// the flag nor a --set of optim.warmup) the configuration's warm-up scaled
+// to the new length, the paper's 1,000 of 20,000 steps by default, and
+// says so: a short run (--steps 200) would otherwise be refused for a
+// warm-up longer than itself, and a longer or shorter one would warm up
+// for a different share of its schedule than the paper's.
+func scaleWarmup(opts *trainOptions) error {
+	if opts.Steps <= 0 || opts.WarmupSet {
+		return nil
+	}
+	for _, kv := range opts.Load.Sets {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "optim.warmup" {
+			return nil
+		}
+	}
+	base := *opts
+	base.Steps = 0
+	cfg, err := loadConfig(trainLoad(&base))
+	if err != nil {
+		return err
+	}
+	if cfg.Optim.Steps <= 0 || cfg.Optim.Steps == opts.Steps {
+		return nil
+	}
+	w := int(math.Round(float64(cfg.Optim.Warmup) * float64(opts.Steps) / float64(cfg.Optim.Steps)))
+	w = min(w, opts.Steps-1)
+	opts.Warmup, opts.WarmupSet = w, true
+	fmt.Fprintf(opts.Err, "train: --steps %d without --warmup: warm-up %d steps (the configuration's %d of %d, scaled)\n",
+		opts.Steps, w, cfg.Optim.Warmup, cfg.Optim.Steps)
 	return nil
 }
 
