@@ -274,6 +274,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		rec    buildRecord
 		runDir = opts.Dir
 		ckDir  string
+		extend bool // --resume with a longer --steps
 	)
 	if opts.Resume != "" {
 		var st train.State
@@ -295,6 +296,15 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		}
 		if runDir == "" {
 			runDir = filepath.Dir(ckDir)
+		}
+		if opts.Steps > 0 && opts.Steps != cfg.Optim.Steps {
+			if opts.Steps < cfg.Optim.Steps {
+				return fmt.Errorf("train: --steps %d with --resume %s: the run has %d steps, and --steps can only lengthen a run", opts.Steps, opts.Resume, cfg.Optim.Steps)
+			}
+			fmt.Fprintf(opts.Err, "train: lengthening the run from %d to %d steps: from step %d on the learning rate follows the cosine of a %d-step run; the result is not bit-identical to a run started with --steps %d, whose rate differed from step %d on\n",
+				cfg.Optim.Steps, opts.Steps, st.Step+1, opts.Steps, opts.Steps, cfg.Optim.Warmup+1)
+			cfg.Optim.Steps = opts.Steps
+			extend = true
 		}
 		resumeControl(opts, ckDir, rec.Control)
 	} else {
@@ -389,7 +399,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: opts.Keep,
 		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet, Graph: opts.Graph,
 		DataSeed: uint64(cfg.Seed), Run: cfg, Version: version, Build: rec,
-		DataGuard: watch, SaveFault: saveFault,
+		DataGuard: watch, SaveFault: saveFault, Extend: extend,
 	}
 	res, err := train.Run(ctx, tcfg, opts.Err)
 	if err != nil {
@@ -433,7 +443,7 @@ func checkTrainFlags(opts *trainOptions) error {
 	if opts.Resume != "" {
 		// The checkpoint holds the settings; changing them would not
 		// continue the same run.
-		for _, name := range []string{"config", "set", "model", "mode", "steps", "warmup", "batch", "params", "width", "val-pairs"} {
+		for _, name := range []string{"config", "set", "model", "mode", "warmup", "batch", "params", "width", "val-pairs"} {
 			if opts.changed != nil && opts.changed(name) {
 				return fmt.Errorf("train: --%s cannot be combined with --resume: a resumed run keeps the settings of its checkpoint", name)
 			}

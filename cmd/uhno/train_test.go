@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"uhno/internal/train"
 )
 
 // TestTrainFlags checks how flags become options, configuration keys and
@@ -54,7 +56,7 @@ func TestTrainFlags(t *testing.T) {
 	}{
 		{[]string{"--task", "burgers", "--model", "gno"}, `train: --model "gno": want uhno or fno`},
 		{[]string{"--task", "burgers", "--width", "56"}, "train: --width sets the FNO's width; use --params to size U-HNO"},
-		{[]string{"--resume", "runs/x", "--steps", "10"}, "train: --steps cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
+		{[]string{"--resume", "runs/x", "--warmup", "10"}, "train: --warmup cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
 		{[]string{"--resume", "runs/x", "--set", "optim.lr=1"}, "train: --set cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
 		{[]string{"--steps", "10"}, "train: no task given; pass --task NAME (one of burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d) or --resume DIR"},
 		{[]string{"--task", "burgers", "--keep", "0"}, "train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1"},
@@ -118,6 +120,29 @@ func TestTrainEndToEnd(t *testing.T) {
 	code, out, _ = execute(t, "train", "--resume", straight, "--data", dataDir, "--quiet")
 	if code != 0 || !strings.Contains(out, "the run was already complete at step 6") {
 		t.Errorf("resuming a finished run: code %d, stdout %q", code, out)
+	}
+
+	// Lengthening a finished run: it continues to the new end on the
+	// longer cosine and says that this is not a run started that long.
+	longer := filepath.Join(dir, "longer")
+	if err := os.CopyFS(longer, os.DirFS(resumed)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = execute(t, "train", "--resume", longer, "--data", dataDir, "--quiet", "--steps", "9")
+	if code != 0 || !strings.Contains(out, "step 9/9") || !strings.Contains(errOut, "lengthening the run from 6 to 9 steps") ||
+		!strings.Contains(errOut, "not bit-identical to a run started with --steps 9") {
+		t.Fatalf("lengthened run: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	st, _, err := train.ReadState(longer)
+	if err != nil || st.Step != 9 || st.Schedule.Steps != 9 || st.Config.Optim.Steps != 9 {
+		t.Fatalf("lengthened run's state: %+v, %v", st.Schedule, err)
+	}
+	if want := (train.Schedule{Peak: st.Schedule.Peak, Warmup: 1, Steps: 9}).LR(9); st.LR != want {
+		t.Errorf("lengthened run's last learning rate %g, want %g (the 9-step cosine)", st.LR, want)
+	}
+	code, _, errOut = execute(t, "train", "--resume", longer, "--data", dataDir, "--quiet", "--steps", "7")
+	if code != 1 || !strings.Contains(errOut, "--steps can only lengthen a run") {
+		t.Errorf("shortening: code %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = execute(t, with("--out", straight)...)
 	if want := "uhno: train: " + straight + " already holds a run; resume it or choose another directory\n"; code != 1 || errOut != want {

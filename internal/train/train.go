@@ -85,6 +85,13 @@ type Config struct {
 	// Resume names a checkpoint (a step directory or a run directory) to
 	// continue from. The run then ends exactly as an uninterrupted one.
 	Resume string
+	// Extend lets Resume continue a checkpoint whose schedule is shorter
+	// than Schedule (same peak and warm-up): a finished or running run
+	// lengthened (uhno train --resume DIR --steps M). From the checkpoint
+	// on the learning rate follows the longer cosine; the result is not
+	// the bits of a run started with the longer schedule, whose rate
+	// differed from the end of the warm-up on.
+	Extend bool
 	// StopAfter ends the run after this step as an interrupt would (a
 	// checkpoint, Result.Interrupted); 0 runs to Schedule.Steps.
 	StopAfter int
@@ -234,7 +241,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		if err := checkCompatible(dir, ck.State, st); err != nil {
+		if err := checkCompatible(dir, ck.State, st, cfg.Extend); err != nil {
 			return res, err
 		}
 		if err := ck.restoreWeights(dir, params, b, st.Model); err != nil {
@@ -518,8 +525,10 @@ func skipBatches(ctx context.Context, src Batches, n int, in, tgt []float32) err
 
 // checkCompatible refuses a checkpoint of another task, model, parameter
 // count, schedule, optimizer or batch stream: resuming it could not give
-// the uninterrupted run. Errors name both sides.
-func checkCompatible(dir string, ck, now State) error {
+// the uninterrupted run. With extend, a schedule that only grew longer
+// (same peak and warm-up) is accepted (Config.Extend). Errors name both
+// sides.
+func checkCompatible(dir string, ck, now State, extend bool) error {
 	mismatch := func(what string, a, b any) error {
 		return fmt.Errorf("train: checkpoint %s is from another run: %s %v there, %v here", dir, what, a, b)
 	}
@@ -530,6 +539,14 @@ func checkCompatible(dir string, ck, now State) error {
 		return mismatch("model", q(ck.Model), q(now.Model))
 	case ck.Params != now.Params:
 		return mismatch("parameter count", ck.Params, now.Params)
+	case extend && ck.Schedule.Peak == now.Schedule.Peak && ck.Schedule.Warmup == now.Schedule.Warmup && ck.Schedule.Steps <= now.Schedule.Steps:
+		// a lengthened run: checked below like any other
+		if ck.Optim != now.Optim {
+			return mismatch("AdamW settings", fmt.Sprintf("%+v", ck.Optim), fmt.Sprintf("%+v", now.Optim))
+		}
+		if ck.Data.Seed != now.Data.Seed || ck.Data.Batch != now.Data.Batch {
+			return mismatch("data seed and batch", fmt.Sprintf("%d, %d", ck.Data.Seed, ck.Data.Batch), fmt.Sprintf("%d, %d", now.Data.Seed, now.Data.Batch))
+		}
 	case ck.Schedule != now.Schedule:
 		return mismatch("schedule (lr, warmup, steps)", fmt.Sprintf("%g, %d, %d", ck.Schedule.Peak, ck.Schedule.Warmup, ck.Schedule.Steps),
 			fmt.Sprintf("%g, %d, %d", now.Schedule.Peak, now.Schedule.Warmup, now.Schedule.Steps))
