@@ -3,27 +3,12 @@ package config
 import (
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
-
-	"uhno/configs"
 )
 
 // builtin returns the validated built-in configuration of task.
 func builtin(t *testing.T, task string) Config {
 	t.Helper()
-	raw, err := configs.Read(task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := yaml.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	var c Config
-	if err := Apply(&c, m, task+".yaml"); err != nil {
-		t.Fatal(err)
-	}
+	c := builtinConfig(t, task)
 	if err := c.Validate(); err != nil {
 		t.Fatalf("built-in %s: %v", task, err)
 	}
