@@ -20,6 +20,7 @@ import (
 
 	"uhno/internal/config"
 	"uhno/internal/datagen"
+	"uhno/internal/dynamics"
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
 	"uhno/internal/train"
@@ -72,7 +73,10 @@ The output directory (default runs/eval-<task>) receives results.json
 (every metric, interval and per-step curve, with the configuration and
 checkpoint each came from), results.md (the paper's tables) and figures/
 (PNG: space-time plots in 1D, snapshots at 0.25T, 0.5T and T in 2D, the
-error growth along the rollout, and U-HNO's routing masks per level).`,
+error growth along the rollout, U-HNO's routing masks per level, and the
+panels of Fig. training-dynamics from the runs' logs: E_b per band, SPAR
+contrast and keep-ratio, branch-gradient angles and loss terms over
+training).`,
 		Example: `  uhno eval --checkpoint runs/burgers-uhno --checkpoint runs/burgers-fno
   uhno eval --task ns2d --checkpoint runs/ns2d-uhno --horizon-mult 4`,
 		Args: cobra.NoArgs,
@@ -245,6 +249,7 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 		Data: cks[0].rec.Data, Trajs: len(trajs)}
 	var rows []eval.Row
 	var samples []*eval.Sample
+	var dyn []dynamics.Run // the training-dynamics records of the evaluated runs
 	labels := map[string]int{}
 	for _, ck := range cks {
 		rec := ck.rec
@@ -290,6 +295,9 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 			Step: st.Step, Config: ck.st.Config, Elapsed: time.Since(start).Seconds(), Eval: sum})
 		rows = append(rows, eval.Row{Name: label, Summary: sum})
 		samples = append(samples, o.Sample)
+		if r, ok := runDynamics(dir, label, opts.Err); ok {
+			dyn = append(dyn, r)
+		}
 	}
 
 	raw, err := json.MarshalIndent(res, "", "  ")
@@ -319,10 +327,40 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 		if err != nil {
 			return err
 		}
+		if len(dyn) > 0 {
+			files, err := dynamics.Figures(filepath.Join(runDir, "figures"), dyn)
+			if err != nil {
+				return err
+			}
+			figs += len(files)
+		}
 		fmt.Fprintf(opts.Out, "%d figures in %s\n", figs, filepath.Join(runDir, "figures"))
 	}
 	fmt.Fprintf(opts.Out, "results in %s and %s\n", filepath.Join(runDir, "results.json"), filepath.Join(runDir, "results.md"))
 	return nil
+}
+
+// runDynamics reads the training log of the run a checkpoint (a step
+// directory) belongs to, for the training-dynamics figures (Fig.
+// training-dynamics, drawn by dynamics.Figures). ok is false when the run
+// has no log or the log no records to draw; a log that cannot be read is
+// a warning, not a failure of the evaluation.
+func runDynamics(stepDir, label string, warn io.Writer) (dynamics.Run, bool) {
+	path := filepath.Join(filepath.Dir(stepDir), train.LogFile)
+	if _, err := os.Stat(path); err != nil {
+		return dynamics.Run{}, false
+	}
+	s, err := dynamics.Read(path)
+	if err != nil {
+		if warn != nil {
+			fmt.Fprintf(warn, "eval: warning: no training-dynamics figures for %s: %v\n", label, err)
+		}
+		return dynamics.Run{}, false
+	}
+	if len(s.Dynamics) == 0 && len(s.Angles) == 0 && len(s.Train) == 0 {
+		return dynamics.Run{}, false
+	}
+	return dynamics.Run{Label: label, Series: s}, true
 }
 
 // sameEvalData refuses to put two checkpoints side by side when they were

@@ -152,7 +152,8 @@ func TestTrainResumeKeepsRunControl(t *testing.T) {
 	}
 	st, _ := checkpointState(t, kept)
 	control := st["build"].(map[string]any)["control"]
-	want := map[string]any{"log_every": 3.0, "val_every": 4.0, "ckpt_every": 2.0, "keep": 5.0, "threads": 1.0, "graph": true}
+	want := map[string]any{"log_every": 3.0, "val_every": 4.0, "ckpt_every": 2.0, "keep": 5.0, "threads": 1.0, "graph": true,
+		"dynamics_every": 1000.0, "dynamics_trajectories": 128.0}
 	if fmt.Sprint(control) != fmt.Sprint(want) {
 		t.Errorf("recorded control %v, want %v", control, want)
 	}

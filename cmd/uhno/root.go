@@ -52,7 +52,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})
-	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil), newEvalCmd(stdout, stderr, nil), newBenchCmd(stdout, stderr, nil))
+	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil), newEvalCmd(stdout, stderr, nil), newAblateCmd(stdout, stderr, nil), newBenchCmd(stdout, stderr, nil))
+	root.AddCommand(newReportCmd(stdout, stderr, nil))
 	return root
 }
 
@@ -79,9 +80,12 @@ generates a task's dataset (or indexes a PDEBench file), "train" trains
 U-HNO (any ablation mode A-I) or the FNO baseline on a task, generating
 its data on first use, "eval" rolls trained runs out on the test
 trajectories and reports the paper's metrics with tables and figures,
-"bench" measures parameters, FLOPs, step times and memory, and "doctor"
-reports the build and the machine. Ablation sweeps and the other six
-baselines are not in this version yet.
+"ablate" trains and evaluates the nine ablation modes of Tab.
+ablation-setup beside Full under one schedule (or sweeps one setting),
+"bench" measures parameters, FLOPs, step times and memory, "report"
+rebuilds the paper's tables and figures from those outputs beside the
+paper's values, and "doctor" reports the build and the machine. The
+other six baselines of the paper are not in this version yet.
 
 Builds: bin/uhno (make build) is the CPU build: runs on any machine.
 bin/uhno-cuda (make cuda) computes on an NVIDIA GPU with hand-written

@@ -20,6 +20,7 @@ import (
 	"uhno/internal/config"
 	"uhno/internal/data"
 	"uhno/internal/datagen"
+	"uhno/internal/dynamics"
 	"uhno/internal/model"
 	"uhno/internal/tensor"
 	"uhno/internal/train"
@@ -30,7 +31,7 @@ type trainOptions struct {
 	Out, Err io.Writer
 	Load     loadRequest
 
-	Model  string // uhno or fno
+	Model  string // uhno, fno or additive
 	Mode   string // full, A..I
 	Steps  int
 	Warmup int
@@ -52,6 +53,10 @@ type trainOptions struct {
 	StopAfter int
 
 	LogEvery, ValEvery, CkptEvery, Keep, ValPairs int
+	// DynamicsEvery and DynamicsTrajs set the training-dynamics probe
+	// (dynamicsProbe): its interval in steps (0: off) and the number of
+	// test trajectories it rolls out.
+	DynamicsEvery, DynamicsTrajs int
 
 	// changed records which flags were given (resume refuses most).
 	changed func(name string) bool
@@ -75,12 +80,18 @@ The run directory (--out, default runs/<task>-<model>) receives log.jsonl
 --log-every steps; a held-out validation loss every --val-every steps) and
 checkpoints step-NNNNNNNN/ (weights.safetensors, optimizer.safetensors,
 state.json, manifest.json), written atomically every --ckpt-every steps and
-at the end. Ctrl-C saves a checkpoint and exits; --resume DIR continues
-the run exactly as if it had not stopped (also after a crash or a kill:
-from the last complete checkpoint), with the settings stored in its
-checkpoint. Run-control flags (--log-every, --val-every, --ckpt-every,
---keep, --threads, --graph) given with --resume replace the run's values;
-the others are refused. A resume refuses a data file that changed since
+at the end. Every --dynamics-every steps (the paper's 200; 0: off) the
+model is rolled out on the first --dynamics-trajectories (128) test
+trajectories and log.jsonl receives a "probe" record: the binned spectral
+error E_b per band (low, mid, high) and relL2, and U-HNO's per-sample SPAR
+contrast and keep-ratio per routing stage (paper App. "Training Dynamics
+Details"; internal/dynamics reads and draws them; the weights do not
+depend on it). Ctrl-C saves a checkpoint and exits; --resume DIR
+continues the run exactly as if it had not stopped (also after a crash or
+a kill: from the last complete checkpoint), with the settings stored in
+its checkpoint. Run-control flags (--log-every, --val-every, --ckpt-every,
+--keep, --threads, --graph, --dynamics-every, --dynamics-trajectories)
+given with --resume replace the run's values; the others are refused. A resume refuses a data file that changed since
 the run indexed it, and a running job stops if its data file is
 truncated or rewritten under it.
 
@@ -106,7 +117,7 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	f.StringVar(&opts.Load.Task, "task", "", "task: "+strings.Join(config.TaskNames(), ", "))
 	f.StringVar(&opts.Load.File, "config", "", "YAML or JSON file with keys to override")
 	f.StringArrayVar(&opts.Load.Sets, "set", nil, "override one key, key=value (repeatable)")
-	f.StringVar(&opts.Model, "model", "uhno", "architecture: uhno or fno")
+	f.StringVar(&opts.Model, "model", "uhno", "architecture: uhno, fno, or additive (the flat additive hybrid of the gradient-angle diagnostic)")
 	f.StringVar(&opts.Mode, "mode", "", "ablation mode A..I of Tab. ablation-setup, or full (default: model.ablation)")
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps (default: optim.steps)")
 	f.IntVar(&opts.Warmup, "warmup", 0, "warm-up steps (default: optim.warmup)")
@@ -124,6 +135,8 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	f.IntVar(&opts.CkptEvery, "ckpt-every", 1000, "steps between checkpoints (0: only at the end)")
 	f.IntVar(&opts.Keep, "keep", 2, "checkpoints kept in the run directory")
 	f.IntVar(&opts.ValPairs, "val-pairs", 256, "held-out pairs in the validation set")
+	f.IntVar(&opts.DynamicsEvery, "dynamics-every", defaultDynamicsEvery, "steps between training-dynamics records: rollout E_b per band, SPAR contrast and keep-ratio (the paper's cadence is 200; 0: off; default off in 3D)")
+	f.IntVar(&opts.DynamicsTrajs, "dynamics-trajectories", dynamics.DefaultTrajectories, "test trajectories the training-dynamics rollout uses")
 	f.IntVar(&opts.StopAfter, "stop-after", 0, "stop after this step with a checkpoint, as Ctrl-C would (0: run to the end)")
 	return cmd
 }
@@ -131,12 +144,13 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 // buildRecord is stored in every checkpoint (train.Config.Build): what is
 // needed to rebuild the same model and data pipeline on resume.
 type buildRecord struct {
-	Model    string         `json:"model"` // uhno or fno
-	UHNO     *model.Spec    `json:"uhno,omitempty"`
-	FNO      *model.FNOSpec `json:"fno,omitempty"`
-	Data     string         `json:"data"`   // the data file, an absolute path (relative in older checkpoints: as given)
-	Stride   int            `json:"stride"` // spatial subsampling on read
-	ValPairs int            `json:"val_pairs"`
+	Model    string              `json:"model"` // uhno, fno or additive
+	UHNO     *model.Spec         `json:"uhno,omitempty"`
+	FNO      *model.FNOSpec      `json:"fno,omitempty"`
+	Additive *model.AdditiveSpec `json:"additive,omitempty"`
+	Data     string              `json:"data"`   // the data file, an absolute path (relative in older checkpoints: as given)
+	Stride   int                 `json:"stride"` // spatial subsampling on read
+	ValPairs int                 `json:"val_pairs"`
 	// DataStamp fingerprints the data file as the run first indexed it
 	// (size and sampled SHA-256, data.FileStamp); a resume refuses a file
 	// that no longer matches. Absent in checkpoints of older versions.
@@ -167,12 +181,20 @@ type runControl struct {
 	Keep      int  `json:"keep"`
 	Threads   int  `json:"threads"` // 0: all cores
 	Graph     bool `json:"graph"`
+	// DynamicsEvery and DynamicsTrajs are --dynamics-every (0: off) and
+	// --dynamics-trajectories. Checkpoints of older versions record
+	// neither (nil, 0); a resume of such a run takes the flags' values,
+	// as it does for every setting without a record.
+	DynamicsEvery *int `json:"dynamics_every,omitempty"`
+	DynamicsTrajs int  `json:"dynamics_trajectories,omitempty"`
 }
 
 // controlOf returns the run-control settings of opts.
 func controlOf(opts *trainOptions) *runControl {
+	every := opts.DynamicsEvery
 	return &runControl{LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
-		Keep: opts.Keep, Threads: opts.Threads, Graph: opts.Graph}
+		Keep: opts.Keep, Threads: opts.Threads, Graph: opts.Graph,
+		DynamicsEvery: &every, DynamicsTrajs: opts.DynamicsTrajs}
 }
 
 // resumeControl sets the run-control options of a resumed run: the
@@ -187,6 +209,14 @@ func resumeControl(opts *trainOptions, ckDir string, rec *runControl) {
 		return
 	}
 	given := func(name string) bool { return opts.changed != nil && opts.changed(name) }
+	// Settings an older checkpoint does not record keep the flags' values.
+	dynEvery, dynTrajs := opts.DynamicsEvery, opts.DynamicsTrajs
+	if rec.DynamicsEvery != nil {
+		dynEvery = *rec.DynamicsEvery
+	}
+	if rec.DynamicsTrajs > 0 {
+		dynTrajs = rec.DynamicsTrajs
+	}
 	ints := []struct {
 		name     string
 		flag     *int
@@ -197,6 +227,8 @@ func resumeControl(opts *trainOptions, ckDir string, rec *runControl) {
 		{"ckpt-every", &opts.CkptEvery, rec.CkptEvery},
 		{"keep", &opts.Keep, rec.Keep},
 		{"threads", &opts.Threads, rec.Threads},
+		{"dynamics-every", &opts.DynamicsEvery, dynEvery},
+		{"dynamics-trajectories", &opts.DynamicsTrajs, dynTrajs},
 	}
 	for _, c := range ints {
 		switch {
@@ -390,6 +422,29 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	fmt.Fprintf(opts.Out, "data %s: %d training pairs, %d validation pairs; run directory %s\n",
 		path, batcher.PairsPerEpoch(), valPairs, runDir)
 
+	var probes []train.Probe
+	if opts.Resume == "" && len(cfg.PDE.Grid) == 3 && opts.DynamicsEvery > 0 && (opts.changed == nil || !opts.changed("dynamics-every")) {
+		fmt.Fprintf(opts.Out, "dynamics: off for a 3D task (each record would cost about a tenth of the run); --dynamics-every N turns it on\n")
+		opts.DynamicsEvery = 0
+		rec.Control = controlOf(opts)
+	}
+	if opts.DynamicsEvery > 0 {
+		p, line, err := dynamicsProbe(cfg, td, m, backend, opts.DynamicsEvery, opts.DynamicsTrajs)
+		if err != nil {
+			return err
+		}
+		probes = append(probes, p)
+		fmt.Fprintln(opts.Out, line)
+		if add, ok := m.(*model.Additive); ok {
+			p, line, err := angleProbe(add, backend, val, opts.DynamicsEvery)
+			if err != nil {
+				return err
+			}
+			probes = append(probes, p)
+			fmt.Fprintln(opts.Out, line)
+		}
+	}
+
 	lossCfg := train.LossConfigFor(cfg)
 	tcfg := train.Config{
 		Model: train.Adapt(m), Backend: backend, Train: train.FromBatcher(batcher), Val: val,
@@ -399,7 +454,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: opts.Keep,
 		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet, Graph: opts.Graph,
 		DataSeed: uint64(cfg.Seed), Run: cfg, Version: version, Build: rec,
-		DataGuard: watch, SaveFault: saveFault, Extend: extend,
+		DataGuard: watch, SaveFault: saveFault, Extend: extend, Probes: probes,
 	}
 	res, err := train.Run(ctx, tcfg, opts.Err)
 	if err != nil {
@@ -418,6 +473,9 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		summary += fmt.Sprintf("; validation loss %.4g (mse %.4g), best %.4g at step %d", res.Val.Total, res.Val.MSE, res.BestVal, res.BestValStep)
 	}
 	fmt.Fprintf(opts.Out, "%s; %.2f steps/s over %s\n", summary, res.StepsPerSec, res.Elapsed.Round(1e7))
+	if res.ProbeTime > 0 && res.Elapsed > 0 {
+		fmt.Fprintf(opts.Out, "probes (training-dynamics records) took %s, %.1f%% of the time\n", res.ProbeTime.Round(time.Millisecond), 100*res.ProbeTime.Seconds()/res.Elapsed.Seconds())
+	}
 	if res.Interrupted {
 		fmt.Fprintf(opts.Out, "stopped at step %d; checkpoint %s; continue with: uhno train --resume %s\n", res.Step, res.Checkpoint, runDir)
 		return nil
@@ -428,14 +486,17 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 
 // checkTrainFlags rejects flag combinations that cannot work.
 func checkTrainFlags(opts *trainOptions) error {
-	if opts.Model != "uhno" && opts.Model != "fno" {
-		return fmt.Errorf("train: --model %q: want uhno or fno", opts.Model)
+	if opts.Model != "uhno" && opts.Model != "fno" && opts.Model != "additive" {
+		return fmt.Errorf("train: --model %q: want uhno, fno or additive", opts.Model)
 	}
 	if opts.Steps < 0 || opts.Batch < 0 || opts.Width < 0 || opts.Warmup < 0 || opts.StopAfter < 0 {
 		return fmt.Errorf("train: --steps, --warmup, --batch, --width and --stop-after must not be negative")
 	}
 	if opts.LogEvery < 0 || opts.ValEvery < 0 || opts.CkptEvery < 0 || opts.Keep < 1 || opts.ValPairs < 1 {
 		return fmt.Errorf("train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1")
+	}
+	if opts.DynamicsEvery < 0 || opts.DynamicsTrajs < 1 {
+		return fmt.Errorf("train: --dynamics-every must be >= 0 (0: off) and --dynamics-trajectories >= 1")
 	}
 	if opts.Width > 0 && opts.Model != "fno" {
 		return fmt.Errorf("train: --width sets the FNO's width; use --params to size U-HNO")
@@ -555,7 +616,7 @@ func trainData(ctx context.Context, cfg config.Config, opts *trainOptions, rec b
 // with its parameter count.
 func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRecord, b tensor.Backend) (model.Model, string, error) {
 	seed := uint64(cfg.Seed)
-	if rec.UHNO == nil && rec.FNO == nil { // a fresh run: derive the specs
+	if rec.UHNO == nil && rec.FNO == nil && rec.Additive == nil { // a fresh run: derive the specs
 		spec, err := model.SpecFromConfig(cfg, in, out)
 		if err != nil {
 			return nil, "", err
@@ -569,12 +630,21 @@ func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRe
 				return nil, "", err
 			}
 		}
-		if rec.Model == "fno" {
+		if rec.Model == "fno" || rec.Model == "additive" {
 			switch spec.Mode {
 			case model.ModeFull, model.ModeNoCBC, model.ModeNoH1, model.ModeMSE:
 			default:
-				return nil, "", fmt.Errorf("train: mode %s changes U-HNO's architecture; FNO takes only the loss modes C, D and E", spec.Mode)
+				return nil, "", fmt.Errorf("train: mode %s changes U-HNO's architecture; --model %s takes only the loss modes C, D and E", spec.Mode, rec.Model)
 			}
+		}
+		switch rec.Model {
+		case "additive":
+			as, err := model.AdditiveForBudget(model.AdditiveSpecFor(spec), model.CountUHNO(spec))
+			if err != nil {
+				return nil, "", err
+			}
+			rec.Additive = &as
+		case "fno":
 			fs := model.FNOSpecFor(spec, opts.Width)
 			if opts.Width == 0 {
 				if fs, err = model.FNOForBudget(fs, model.CountUHNO(spec)); err != nil {
@@ -582,9 +652,17 @@ func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRe
 				}
 			}
 			rec.FNO = &fs
-		} else {
+		default:
 			rec.UHNO = &spec
 		}
+	}
+	if rec.Additive != nil {
+		m, err := model.NewAdditive(b, *rec.Additive, seed)
+		if err != nil {
+			return nil, "", err
+		}
+		return m, fmt.Sprintf("additive (flat FNO + depthwise-conv hybrid), width %d, %d blocks, K0 %d: %s parameters", rec.Additive.Width,
+			rec.Additive.Blocks, rec.Additive.K0, model.FormatCount(m.Params().Count())), nil
 	}
 	if rec.FNO != nil {
 		m, err := model.NewFNO(b, *rec.FNO, seed)

@@ -54,7 +54,7 @@ func TestTrainFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--task", "burgers", "--model", "gno"}, `train: --model "gno": want uhno or fno`},
+		{[]string{"--task", "burgers", "--model", "gno"}, `train: --model "gno": want uhno, fno or additive`},
 		{[]string{"--task", "burgers", "--width", "56"}, "train: --width sets the FNO's width; use --params to size U-HNO"},
 		{[]string{"--resume", "runs/x", "--warmup", "10"}, "train: --warmup cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
 		{[]string{"--resume", "runs/x", "--set", "optim.lr=1"}, "train: --set cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
@@ -158,7 +158,7 @@ func TestTrainEndToEnd(t *testing.T) {
 		t.Errorf("fno run: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	code, _, errOut = execute(t, with("--out", filepath.Join(dir, "fnoA"), "--model", "fno", "--mode", "A")...)
-	if want := "uhno: train: mode A changes U-HNO's architecture; FNO takes only the loss modes C, D and E\n"; code != 1 || errOut != want {
+	if want := "uhno: train: mode A changes U-HNO's architecture; --model fno takes only the loss modes C, D and E\n"; code != 1 || errOut != want {
 		t.Errorf("fno with mode A: code %d, stderr %q", code, errOut)
 	}
 }

@@ -298,6 +298,21 @@ func (c *Counter) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	c.inner.ConvDownBackward(dx, dw, dbias, dy, x, w)
 }
 
+// DepthwiseConv implements tensor.Backend: 2 B C 3^d N (one multiply-add
+// per tap and output point), plus B C N for the bias.
+func (c *Counter) DepthwiseConv(y, x, w, bias *tensor.Tensor) {
+	c.add("DepthwiseConv", 2*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)
+	c.inner.DepthwiseConv(y, x, w, bias)
+}
+
+// DepthwiseConvBackward implements tensor.Backend: 2 B C 3^d N for each
+// of dx and dw, B C N for dbias.
+func (c *Counter) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
+	conv := 2 * convTaps(x.Dims()) * numel(dy)
+	c.add("DepthwiseConvBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)
+	c.inner.DepthwiseConvBackward(dx, dw, dbias, dy, x, w)
+}
+
 // Upsample2x implements tensor.Backend: see upsampleFLOPs.
 func (c *Counter) Upsample2x(y, x *tensor.Tensor) {
 	c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0)

@@ -54,6 +54,17 @@ func TestOpFLOPs(t *testing.T) {
 		{"convdown backward", "ConvDownBackward", func(c *Counter) {
 			c.ConvDownBackward(f(1, 2, 4, 4), f(3, 2, 3, 3), f(3), f(1, 3, 2, 2), f(1, 2, 4, 4), f(3, 2, 3, 3))
 		}, 876, 0},
+		// 2D 4x4, 2 channels: 2 * 3^2 per point of 32 = 576; bias 32.
+		{"depthwise 2D", "DepthwiseConv", func(c *Counter) { c.DepthwiseConv(f(1, 2, 4, 4), f(1, 2, 4, 4), f(2, 3, 3), f(2)) }, 608, 0},
+		// 1D N 5, B 2, 3 channels: 2 * 3 per point of 30 = 180, no bias.
+		{"depthwise 1D without bias", "DepthwiseConv", func(c *Counter) { c.DepthwiseConv(f(2, 3, 5), f(2, 3, 5), f(3, 3), nil) }, 180, 0},
+		// dx 576 + dw 576 + dbias 32.
+		{"depthwise backward", "DepthwiseConvBackward", func(c *Counter) {
+			c.DepthwiseConvBackward(f(1, 2, 4, 4), f(2, 3, 3), f(2), f(1, 2, 4, 4), f(1, 2, 4, 4), f(2, 3, 3))
+		}, 1184, 0},
+		{"depthwise backward, dw only", "DepthwiseConvBackward", func(c *Counter) {
+			c.DepthwiseConvBackward(nil, f(2, 3, 3), nil, f(1, 2, 4, 4), f(1, 2, 4, 4), f(2, 3, 3))
+		}, 576, 0},
 		// 1D, N 4 -> 8: 8 outputs of 2 taps, 4 each = 32.
 		{"upsample 1D", "Upsample2x", func(c *Counter) { c.Upsample2x(f(1, 1, 8), f(1, 1, 4)) }, 32, 0},
 		// 2D, 2 channels of 2x2: pass 1 gives 2*8 points (64), pass 2 2*16 points (128).

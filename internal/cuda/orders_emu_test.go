@@ -81,6 +81,17 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			return []*tensor.Tensor{y.g, dx.g, dw.g, db.g}
 		})
 
+		dws := tensor.DepthwiseWeightShape(d, c)
+		wdw, bdw := rnd(ref, 34, dws...), rnd(ref, 35, c)
+		ddw := rnd(ref, 36, sh...)
+		add(name+" DepthwiseConv", func() []*tensor.Tensor {
+			y := both(ref, nil, sh...)
+			dx, dw, db := gradPair(ref, 37, sh...), gradPair(ref, 38, dws...), gradPair(ref, 39, c)
+			gpu.DepthwiseConv(y.g, x.g, wdw.g, bdw.g)
+			gpu.DepthwiseConvBackward(dx.g, dw.g, db.g, ddw.g, x.g, wdw.g)
+			return []*tensor.Tensor{y.g, dx.g, dw.g, db.g}
+		})
+
 		up := append([]int{b, c}, sp...)
 		for i := range up[2:] {
 			up[2+i] *= 2

@@ -12,8 +12,9 @@
 //	p := m.Params()                                // flat buffers + named views
 //
 // NewUHNO and NewFNO return the concrete *UHNO and *FNO, which implement
-// Model. CountUHNO and CountFNO give the parameter count of a spec without
-// allocating; WidthForBudget, UHNOForBudget and FNOForBudget choose widths
+// Model; so does NewAdditive's *Additive (AdditiveSpecFor,
+// AdditiveForBudget, CountAdditive). CountUHNO and CountFNO give the
+// parameter count of a spec without allocating; WidthForBudget, UHNOForBudget and FNOForBudget choose widths
 // for a parameter target (FNO is matched to U-HNO within 10%, App. C).
 // Model.Mode exposes the ablation mode so that the loss can drop its terms
 // for modes C, D and E, which build the Full network.
@@ -44,10 +45,14 @@
 //	w_r.{w,b}                    [C, C], [C]
 //
 // Mode G has lift, flat.i.* (i = 0..FlatBlocks-1) and proj; FNO has lift,
-// block.i.spectral.w, block.i.w.{w,b} (i = 0..Blocks-1) and proj. A 1x1
-// weight is [Cout, Cin] (PyTorch's Conv weight without its unit kernel
-// axes); down.l.w is [C_{l+1}, C_l, 3, ..., 3] as in PyTorch. Every 1x1 and
-// stride-2 convolution has a bias (PyTorch's Conv default); the spectral
+// block.i.spectral.w, block.i.w.{w,b} (i = 0..Blocks-1) and proj; the flat
+// additive hybrid (Additive, the baseline of the paper's gradient-angle
+// diagnostic) has lift, fourier.i.spectral.w, fourier.i.w.{w,b},
+// local.i.depthwise.{w,b} (depthwise kernels [C, 3, ..., 3]),
+// local.i.w.{w,b} and proj. A 1x1 weight is [Cout, Cin] (PyTorch's Conv
+// weight without its unit kernel axes); down.l.w is
+// [C_{l+1}, C_l, 3, ..., 3] as in PyTorch. Every 1x1, stride-2 and
+// depthwise convolution has a bias (PyTorch's Conv default); the spectral
 // weights and log sigma have none.
 //
 // # Initialisation

@@ -62,6 +62,19 @@ type Backend interface {
 	ConvDown(y, x, w, bias *Tensor)
 	ConvDownBackward(dx, dw, dbias, dy, x, w *Tensor)
 
+	// DepthwiseConv is the 3-tap-per-axis depthwise convolution of the
+	// flat additive hybrid's local branch (paper App. "Branch-Parameter
+	// Gradient-Angle Diagnostic"), stride 1 with circular padding 1 on
+	// every spatial axis: channel c is filtered by its own kernel,
+	// y[b,c,j] = sum_t w[c,t] x[b,c,(j+t-1) mod N] + bias[c] per axis, the
+	// same as PyTorch's Conv{1,2,3}d(C, C, 3, padding=1, groups=C,
+	// padding_mode="circular"). x and y are [B, C, spatial...]; w is
+	// [C, 3, ..., 3] (one 3 per spatial axis; PyTorch's [C, 1, 3, ...]
+	// without the unit axis), taps row-major with the last axis fastest;
+	// bias is [C] or nil.
+	DepthwiseConv(y, x, w, bias *Tensor)
+	DepthwiseConvBackward(dx, dw, dbias, dy, x, w *Tensor)
+
 	// Upsample2x doubles every spatial axis by linear (1D), bilinear (2D)
 	// or trilinear (3D) interpolation with PyTorch's align_corners=false
 	// convention (source coordinate (j+0.5)/2-0.5, clamped at the edges).

@@ -145,6 +145,42 @@ func (tp *Tape) ConvDown(x, w, bias *Tensor) *Tensor {
 	return y
 }
 
+// DepthwiseWeightShape is the shape of a DepthwiseConv weight for c
+// channels and d spatial axes: [c, 3 (d times)].
+func DepthwiseWeightShape(d, c int) []int {
+	s := []int{c}
+	for i := 0; i < d; i++ {
+		s = append(s, 3)
+	}
+	return s
+}
+
+// DepthwiseConv is the 3-tap-per-axis depthwise circular convolution,
+// stride 1: channel c of x [B, C, spatial...] is filtered by its own
+// kernel w[c] and shifted by bias[c],
+// y[b,c,j] = sum_t w[c,t] x[b,c,(j+t-1) mod N] + bias[c] per axis
+// (PyTorch's Conv with groups = C, kernel 3, circular padding 1). w is
+// [C, 3, ..., 3] (one 3 per spatial axis; DepthwiseWeightShape), bias [C]
+// or nil. The output has x's shape. It is linear in w for fixed x, so
+// DepthwiseConv(x, g, nil) with a gradient g as the weight is the
+// first-order change of the output along g (train.BranchAngles).
+func (tp *Tape) DepthwiseConv(x, w, bias *Tensor) *Tensor {
+	mustField("DepthwiseConv", x)
+	if !SameShape(w.Shape, DepthwiseWeightShape(x.Dims(), x.Channels())) {
+		panic(fmt.Sprintf("tensor: DepthwiseConv: weight %v does not fit input %v, want %v",
+			w.Shape, x.Shape, DepthwiseWeightShape(x.Dims(), x.Channels())))
+	}
+	if bias != nil && bias.Numel() != x.Channels() {
+		panic(fmt.Sprintf("tensor: DepthwiseConv: bias %v does not match %d channels", bias.Shape, x.Channels()))
+	}
+	y := tp.out(x.Shape)
+	tp.B.DepthwiseConv(y, x, w, bias)
+	if tp.needs(x, w, bias) {
+		tp.record(y, func() { tp.B.DepthwiseConvBackward(tp.g(x), tp.g(w), tp.g(bias), y.Grad, x, w) })
+	}
+	return y
+}
+
 // Upsample2x doubles every spatial axis by (bi/tri)linear interpolation.
 func (tp *Tape) Upsample2x(x *Tensor) *Tensor {
 	mustField("Upsample2x", x)

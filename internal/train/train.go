@@ -97,6 +97,10 @@ type Config struct {
 	StopAfter int
 	// Progress draws a progress bar on the output writer.
 	Progress bool
+	// Probes are measurements run between steps and written to the log
+	// (Probe: the cadence, what a probe may do, how errors and resume are
+	// handled). They run in this process, the one writing the log.
+	Probes []Probe
 	// Graph replays the training step as a recorded graph when the backend
 	// can record one (tensor.StepCapturer: CUDA graphs): after one direct
 	// step, forward, loss and backward are captured once and each later
@@ -156,6 +160,9 @@ type Result struct {
 	StepsPerSec float64 // updates per second of this process
 	// ResumedFrom is the step of the checkpoint resumed from (0: fresh).
 	ResumedFrom int
+	// ProbeTime is the wall time the probes took in this process
+	// (included in Elapsed).
+	ProbeTime time.Duration
 }
 
 // logRecord is one line of the JSON-lines log.
@@ -183,6 +190,9 @@ func (c *Config) validate() error {
 	if err := c.Schedule.Validate(); err != nil {
 		return err
 	}
+	if err := validateProbes(c.Probes); err != nil {
+		return err
+	}
 	if len(c.Train.InputShape()) < 3 || len(c.Train.TargetShape()) != len(c.Train.InputShape()) {
 		return fmt.Errorf("train: batch shapes %v -> %v, want [B, C, grid...] both", c.Train.InputShape(), c.Train.TargetShape())
 	}
@@ -192,8 +202,9 @@ func (c *Config) validate() error {
 // Run trains cfg.Model and returns a summary. Each step: Tape.Reset, the
 // batch to the device (FromHost), Forward, the loss of Eq. loss, Backward,
 // one AdamW call on the flat buffers with the scheduled learning rate,
-// ZeroGrad. It logs every LogEvery steps, validates every ValEvery steps
-// and checkpoints every CkptEvery steps and at the end. Cancelling ctx
+// ZeroGrad. It logs every LogEvery steps, validates every ValEvery steps,
+// runs each of Probes at its steps (Probe) and checkpoints every CkptEvery
+// steps and at the end. Cancelling ctx
 // (Ctrl-C) saves a checkpoint at the current step boundary and returns
 // with Result.Interrupted and no error; resuming from any checkpoint gives
 // bit for bit the run that was never interrupted (the CPU backend is
@@ -352,6 +363,23 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	}
 
 	start := time.Now()
+	probes := &probeRunner{probes: cfg.Probes, zeroGrad: ps.ZeroGrad, enc: enc, start: start,
+		lastCkpt: func() string { return res.Checkpoint }}
+	if bar != nil {
+		probes.describe = bar.Describe
+	}
+	if cfg.Resume != "" {
+		// A probe of the checkpoint's step that has no record (interrupted
+		// there, or added on resume) runs now, on that step's weights.
+		missed, err := missingProbes(filepath.Join(cfg.Dir, LogFile), st.Step, cfg.Probes)
+		if err != nil {
+			return res, err
+		}
+		if _, err := probes.run(ctx, st.Step, missed); err != nil {
+			finishBar()
+			return res, err
+		}
+	}
 	lastLog, lastLogStep := start, st.Step
 	for st.Step < end {
 		if ctx.Err() != nil {
@@ -439,6 +467,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 				return res, fmt.Errorf("train: log: %w", err)
 			}
 		}
+		// Probes before the checkpoint: the log holds their records when
+		// the checkpoint of this step exists, so a resume from it neither
+		// repeats nor loses them.
+		if _, err := probes.run(ctx, t, probes.due(t)); err != nil {
+			finishBar()
+			return res, err
+		}
 		if (cfg.CkptEvery > 0 && t%cfg.CkptEvery == 0) || t == cfg.Schedule.Steps {
 			if err := save(); err != nil {
 				finishBar()
@@ -447,6 +482,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		}
 	}
 	res.Elapsed = time.Since(start)
+	res.ProbeTime = probes.spent
 	if done := st.Step - res.ResumedFrom; done > 0 {
 		res.StepsPerSec = float64(done) / res.Elapsed.Seconds()
 	}

@@ -5,6 +5,7 @@
 
 namespace uhno_emu {
 extern const KernelEntry kernels_dense[];
+extern const KernelEntry kernels_depthwise[];
 extern const KernelEntry kernels_elementwise[];
 extern const KernelEntry kernels_gaussian[];
 extern const KernelEntry kernels_resample[];
@@ -12,7 +13,7 @@ extern const KernelEntry kernels_small[];
 extern const KernelEntry kernels_spar[];
 extern const KernelEntry kernels_spectral[];
 
-extern const KernelEntry *const kernel_files[] = {kernels_dense, kernels_elementwise, kernels_gaussian, kernels_resample, kernels_small, kernels_spar, kernels_spectral};
-extern const int kernel_file_sizes[] = {9, 10, 5, 2, 9, 9, 4};
-extern const int kernel_file_count = 7;
+extern const KernelEntry *const kernel_files[] = {kernels_dense, kernels_depthwise, kernels_elementwise, kernels_gaussian, kernels_resample, kernels_small, kernels_spar, kernels_spectral};
+extern const int kernel_file_sizes[] = {9, 3, 10, 5, 2, 9, 9, 4};
+extern const int kernel_file_count = 8;
 }  // namespace uhno_emu

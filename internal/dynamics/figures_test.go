@@ -1,0 +1,118 @@
+package dynamics
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// readSynthetic writes a synthetic log and reads it back.
+func readSynthetic(t *testing.T, steps int, stages []string, angles bool) *Series {
+	t.Helper()
+	s, err := Read(writeLog(t, strings.Join(syntheticLog(t, steps, stages, angles), "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkPNG decodes the PNG at path and checks its size.
+func checkPNG(t *testing.T, path string, w, h int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("%s: %d×%d pixels, want %d×%d", filepath.Base(path), b.Dx(), b.Dy(), w, h)
+	}
+}
+
+func TestFigures(t *testing.T) {
+	stages := []string{"enc.0", "enc.1", "mid", "dec.1", "dec.0"}
+	full := readSynthetic(t, 2000, stages, true)
+	modeE := readSynthetic(t, 2000, stages, false)
+	fno := readSynthetic(t, 1000, nil, false)
+	lossOnly := &Series{Path: "old.jsonl", Train: full.Train}
+	// A flat-additive run that records only angles.
+	angleOnly := &Series{Path: "additive.jsonl", Angles: full.Angles}
+
+	type png struct {
+		name string
+		w, h int
+	}
+	bands := png{BandsFile, 4 * 750, 600}
+	loss := png{LossFile, 2 * 750, 60 + 2*540}
+	tests := []struct {
+		name    string
+		runs    []Run
+		want    []png
+		wantErr string
+	}{
+		{name: "Full against mode E", runs: []Run{{"Full", full}, {"mode E", modeE}}, want: []png{
+			bands,
+			{"dynamics-contrast-full.png", 3 * 675, 60 + 2*540},
+			{"dynamics-contrast-mode-e.png", 3 * 675, 60 + 2*540},
+			{AngleFile, 675, 600},
+			{RhoFile, 2 * 750, 600},
+			loss,
+		}},
+		{name: "FNO: bands and loss only", runs: []Run{{"FNO", fno}}, want: []png{bands, loss}},
+		{name: "an old log: loss only", runs: []Run{{"old", lossOnly}}, want: []png{loss}},
+		{name: "angles only", runs: []Run{{"additive", angleOnly}, {"U-HNO (Full)", full}}, want: []png{
+			bands, {"dynamics-contrast-u-hno-full.png", 3 * 675, 60 + 2*540}, {AngleFile, 2 * 675, 600}, {RhoFile, 750, 600}, loss}},
+		{name: "labels that clash as file names", runs: []Run{{"Full!", full}, {"full?", full}}, want: []png{
+			bands, {"dynamics-contrast-full.png", 3 * 675, 60 + 2*540}, {"dynamics-contrast-full-2.png", 3 * 675, 60 + 2*540},
+			{AngleFile, 2 * 675, 600}, {RhoFile, 2 * 750, 600}, loss}},
+		{name: "no runs", wantErr: "dynamics: no runs to draw"},
+		{name: "no label", runs: []Run{{"", full}}, wantErr: "dynamics: run 0 has no label"},
+		{name: "same label", runs: []Run{{"a", full}, {"a", fno}}, wantErr: `dynamics: two runs labelled "a"`},
+		{name: "no series", runs: []Run{{"a", nil}}, wantErr: `dynamics: run "a" has no series`},
+		{name: "nothing to draw", runs: []Run{{"a", &Series{Path: "x.jsonl", Val: full.Val}}}, wantErr: `dynamics: run "a" (x.jsonl): no training, dynamics or angle records to draw`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "figures")
+			got, err := Figures(dir, tt.runs)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("got %v, want %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range got {
+				if filepath.Dir(p) != dir {
+					t.Errorf("%s is not in %s", p, dir)
+				}
+				names = append(names, filepath.Base(p))
+			}
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, w.name)
+			}
+			if !slices.Equal(names, want) {
+				t.Fatalf("figures %v, want %v", names, want)
+			}
+			for _, w := range tt.want {
+				checkPNG(t, filepath.Join(dir, w.name), w.w, w.h)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != len(want) {
+				t.Errorf("%d entries in %s, want %d (no temporary files)", len(entries), dir, len(want))
+			}
+		})
+	}
+}

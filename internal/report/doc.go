@@ -1,0 +1,48 @@
+// Package report rebuilds the paper's tables and figures from uhno's own
+// outputs and writes them, each beside the paper's values, as one
+// Markdown document with its PNG figures (`uhno report`).
+//
+// # Inputs
+//
+// Write takes a list of paths and recognises each by its contents:
+//
+//   - an evaluation directory of `uhno eval` (results.json, format
+//     uhno-eval/1): Tab. main-acc and main-acc-h1 (the task's column),
+//     Tab. stability (the paper's is at 4x the training horizon:
+//     `uhno eval --horizon-mult 4`), Tab. spectral, and Tab. fno-wider
+//     when a Burgers or 3D-CFD evaluation holds both U-HNO and FNO;
+//   - an ablation directory of `uhno ablate` (ablation.json, format
+//     uhno-ablation/1): Tab. burgers-ablation (Burgers) or the task's
+//     columns of Tab. ablation-extra and ablation-extra-h1 (NS-2D,
+//     3D-CFD), the degradation factors, and Fig. burgers-ablation-bars;
+//     a sweep (e.g. spar.rho0) gives Fig. training-dynamics (f) and a
+//     table;
+//   - a training run directory of `uhno train` (log.jsonl and latest):
+//     final training loss, best validation loss, the configuration in the
+//     checkpoint, the training and validation loss, and the panels of
+//     Fig. training-dynamics that package dynamics draws from the log's
+//     probe records (panel (e) pairs a Full with a mode-E run of a task);
+//   - a bench JSON of `uhno bench --json FILE` (format uhno-bench/1; the
+//     file, or a directory holding it): Tab. cost and Tab. cost-spar, with
+//     the machine it ran on.
+//
+// A path that is none of these is skipped and listed in the report; a
+// path that does not exist, or a file that should be one of these but
+// does not parse, stops the report with a one-line error naming the file
+// and what was expected.
+//
+// # Output
+//
+// report.md and figures/*.png in the output directory. Each file is
+// written whole to a temporary name and renamed, so a reader never sees
+// half a report. Ours print as "mean [low, high]" (eval.FormatInterval:
+// 95% percentile bootstrap intervals over test trajectories, Wilson for
+// crash rates; for timings median [min, max] over the repeats), the
+// paper's with the intervals it prints. Every table names the input it
+// comes from and the command recorded in it (or says that none was
+// recorded and gives the command reconstructed from the recorded
+// settings), and says in words where ours contradicts the paper: a
+// ranking the paper gives that ours reverses, a claim of the text that
+// ours does not bear out. The paper's numbers are in paper.go, checked
+// cell by cell against the LaTeX source by TestReportPaperMatchesTex.
+package report

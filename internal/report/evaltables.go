@@ -1,0 +1,389 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"uhno/internal/eval"
+)
+
+// paperKeys maps each evaluated model to the paper's row: U-HNO (mode
+// full), FNO, and FNO-wider for an FNO of at least 2.5 times the
+// parameters of the smallest FNO beside it (the paper's is 5x). Ablated
+// U-HNOs have no row in the main tables ("").
+func paperKeys(ms []evalModel) []string {
+	nFNO, minFNO := 0, 0
+	for _, m := range ms {
+		if m.Model == "fno" {
+			if nFNO++; minFNO == 0 || m.Params < minFNO {
+				minFNO = m.Params
+			}
+		}
+	}
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		switch m.Model {
+		case "uhno":
+			keys[i] = KeyUHNO
+		case "fno":
+			keys[i] = KeyFNO
+			if nFNO > 1 && float64(m.Params) >= 2.5*float64(minFNO) {
+				keys[i] = KeyFNOWider
+			}
+		}
+	}
+	return keys
+}
+
+// metricCol is one metric column of a table built from an evaluation,
+// with the paper's column beside it (paper nil: ours only).
+type metricCol struct {
+	metric string // eval metric name, or "crash"
+	head   string
+	paper  *Table
+	col    string
+}
+
+// value is our value of a metric ("crash": the crash rate), and whether
+// the evaluation has it.
+func value(s eval.Summary, metric string) (eval.Interval, bool) {
+	if metric == "crash" {
+		if s.CrashRate == nil {
+			return eval.Interval{Mean: math.NaN()}, false
+		}
+		return *s.CrashRate, true
+	}
+	iv, ok := s.Metrics[metric]
+	if !ok {
+		return eval.Interval{Mean: math.NaN()}, false
+	}
+	return iv, true
+}
+
+// evalSections writes the tables built from evaluations.
+func (b *builder) evalSections(evals []evalInput) {
+	if len(evals) == 0 {
+		return
+	}
+	evals = slices.Clone(evals)
+	slices.SortStableFunc(evals, func(x, y evalInput) int {
+		return cmp.Or(cmp.Compare(taskOrder(x.res.Task), taskOrder(y.res.Task)), cmp.Compare(x.res.HorizonMult, y.res.HorizonMult))
+	})
+	b.printf("## Accuracy (Tab. main-acc, Tab. main-acc-h1)\n\n")
+	for i, e := range evals {
+		b.evalTable(e, "Tab. main-acc", "rollout relL2", []metricCol{{eval.MetricRelL2, "relL2", &MainAcc, e.res.Task}}, true, i == 0 || evals[i-1].file != e.file)
+		b.evalTable(e, "Tab. main-acc-h1", "rollout relH1", []metricCol{{eval.MetricRelH1, "relH1", &MainAccH1, e.res.Task}}, true, false)
+	}
+	b.printf("## Long-horizon stability (Tab. stability)\n\n")
+	for _, e := range evals {
+		if e.res.Models[0].Eval.Static {
+			b.printf("Task %s (%s) is a single prediction: no rollout, so no stability table.\n\n", e.res.Task, code(e.file))
+			continue
+		}
+		t := e.res.Task
+		b.evalTable(e, "Tab. stability", "stability", []metricCol{
+			{eval.MetricMSE, "MSE", &Stability, t + "/mse"},
+			{eval.MetricEnergyDrift, "E-drift", &Stability, t + "/energy_drift"},
+			{"crash", "crash", &Stability, t + "/crash"}}, false, false)
+	}
+	b.printf("## Spectral fidelity (Tab. spectral)\n\n")
+	for _, e := range evals {
+		t := e.res.Task
+		b.evalTable(e, "Tab. spectral", "spectral error", []metricCol{
+			{eval.MetricBandLow, "E_low", &Spectral, t + "/band_low"},
+			{eval.MetricBandMid, "E_mid", &Spectral, t + "/band_mid"},
+			{eval.MetricBandHigh, "E_high", nil, ""},
+			{eval.MetricSF, "SF", &Spectral, t + "/sf"}}, false, false)
+	}
+	b.fnoWider(evals)
+}
+
+// evalSource writes where an evaluation's numbers come from: the file,
+// its settings, the command reconstructed from it and, with checkpoints,
+// each checkpoint and its configuration.
+func (b *builder) evalSource(e evalInput, checkpoints bool) {
+	r := e.res
+	bs := r.Models[0].Eval.Bootstrap
+	what := fmt.Sprintf("rollout of %d steps (horizon x%d)", r.Steps, r.HorizonMult)
+	if r.Models[0].Eval.Static {
+		what = "single prediction a -> u"
+	}
+	b.printf("Source: %s (uhno eval, uhno %s): task %s, %d test trajectories of %s, %s; bootstrap B = %d at %g%%, seed %d. "+
+		"Command: not recorded in results.json; reconstructed from it: %s.\n\n",
+		code(e.file), cmp.Or(r.Version, "version not recorded"), r.Task, r.Trajs, code(r.Data), what,
+		bs.Resamples, 100*bs.Level, bs.Seed, code(evalCommand(e)))
+	if !checkpoints {
+		return
+	}
+	b.printf("The checkpoints were trained by `uhno train`, which does not record its command line; " +
+		"each one's resolved configuration is in results.json and in the checkpoint's state.json:\n\n")
+	for _, m := range r.Models {
+		c := m.Config
+		mode := ""
+		if m.Model != "fno" {
+			mode = ", model.ablation " + c.Model.Ablation + fmt.Sprintf(", model.c0 %d", c.Model.C0)
+		}
+		b.printf("- %s: %s, step %d of optim.steps %d, %d parameters%s, optim.batch %d, optim.lr %g, seed %d\n",
+			m.Label, code(m.Checkpoint), m.Step, c.Optim.Steps, m.Params, mode, c.Optim.Batch, c.Optim.LR, c.Seed)
+	}
+	b.printf("\n")
+}
+
+// evalCommand reconstructs the uhno eval command line from results.json.
+func evalCommand(e evalInput) string {
+	r := e.res
+	args := []string{"uhno", "eval"}
+	for _, m := range r.Models {
+		args = append(args, "--checkpoint", m.Checkpoint)
+	}
+	m0 := r.Models[0]
+	if !m0.Eval.Static {
+		if base := r.Steps / r.HorizonMult; base != m0.Config.Data.Rollout {
+			args = append(args, "--rollout", fmt.Sprint(base))
+		}
+		if r.HorizonMult != 1 {
+			args = append(args, "--horizon-mult", fmt.Sprint(r.HorizonMult))
+		}
+	}
+	if r.Trajs > 0 && r.Trajs < m0.Config.Data.TestTrajectories {
+		args = append(args, "--trajectories", fmt.Sprint(r.Trajs))
+	}
+	if bs := m0.Eval.Bootstrap; bs.Resamples != eval.DefaultResamples && bs.Resamples > 0 {
+		args = append(args, "--resamples", fmt.Sprint(bs.Resamples))
+	}
+	if bs := m0.Eval.Bootstrap; bs.Seed != 0 {
+		args = append(args, "--seed", fmt.Sprint(bs.Seed))
+	}
+	args = append(args, "--out", filepath.Dir(e.file))
+	return shellJoin(args)
+}
+
+// shellJoin joins arguments into a command line, quoting those that need
+// it.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.ContainsAny(a, " \t'\"$&;|<>()*?[]#~`\\!{}") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// evalTable writes one table of an evaluation: per model our value of
+// each metric beside the paper's, then what the comparison says.
+// withRatio adds the ratio and interval columns (one-metric tables);
+// checkpoints adds the checkpoints' details to the source.
+func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, withRatio, checkpoints bool) {
+	r := e.res
+	task := r.Task
+	var paperTab *Table // the paper's table, when it has this task
+	for _, c := range cols {
+		if c.paper != nil && slices.Contains(c.paper.Columns, c.col) {
+			paperTab = c.paper
+		}
+	}
+	if paperTab == nil { // ours only
+		cols = slices.Clone(cols)
+		for i := range cols {
+			cols[i].paper = nil
+		}
+		withRatio = false
+	}
+	b.printf("### %s, %s (%s)\n\n", item, taskTitle(task), what)
+	b.evalSource(e, checkpoints)
+	keys := paperKeys(r.Models)
+
+	heads := []string{"model (ours)", "paper row"}
+	for _, c := range cols {
+		if c.paper == nil {
+			heads = append(heads, c.head+", ours")
+			continue
+		}
+		heads = append(heads, c.head+", ours", c.head+", paper")
+	}
+	if withRatio {
+		heads = append(heads, "ours / paper", "paper's value in our interval")
+	}
+	b.printf("| %s |\n|%s\n", strings.Join(heads, " | "), strings.Repeat("---|", len(heads)))
+	var outside []string
+	for i, m := range r.Models {
+		row := []string{m.Label, cmp.Or(keys[i], "—")}
+		for _, c := range cols {
+			iv, _ := value(m.Eval, c.metric)
+			row = append(row, ours(iv))
+			if c.paper == nil {
+				continue
+			}
+			p, ok := c.paper.Get(keys[i], c.col)
+			row = append(row, paperCell(p, ok))
+			if ok && !math.IsNaN(iv.Mean) {
+				if withRatio {
+					in := "no"
+					if inside(iv, p) {
+						in = "yes"
+					}
+					row = append(row, ratio(iv.Mean, p.Mean), in)
+				}
+				if !inside(iv, p) {
+					outside = append(outside, fmt.Sprintf("%s %s (ours / paper %s)", m.Label, c.head, ratio(iv.Mean, p.Mean)))
+				}
+			} else if withRatio {
+				row = append(row, "—", "—")
+			}
+		}
+		b.printf("| %s |\n", strings.Join(row, " | "))
+	}
+	b.printf("\n")
+
+	where := fmt.Sprintf("%s, %s (%s)", item, task, e.file)
+	var notes []string
+	switch {
+	case paperTab == nil:
+		notes = append(notes, fmt.Sprintf("The paper's %s has no %s column: ours only.", item, task))
+	case item == "Tab. stability" && r.HorizonMult != 4:
+		notes = append(notes, fmt.Sprintf("The paper's Tab. stability is at 4x the training horizon; this evaluation is at x%d (%d steps), "+
+			"so the values are not like for like (`uhno eval --horizon-mult 4` gives the paper's setting).", r.HorizonMult, r.Steps))
+	case item != "Tab. stability" && r.HorizonMult != 1:
+		notes = append(notes, fmt.Sprintf("This evaluation is at x%d the training horizon (%d steps); the paper's %s is at the training horizon.", r.HorizonMult, r.Steps, item))
+	}
+	if paperTab != nil {
+		if !slices.ContainsFunc(keys, func(k string) bool { return k != "" && paperTab.RowName(k) != "" }) {
+			notes = append(notes, fmt.Sprintf("None of these models has a row in the paper's %s.", item))
+		}
+		if len(outside) > 0 {
+			notes = append(notes, "The paper's value lies outside our 95% interval for: "+strings.Join(outside, "; ")+".")
+		}
+		for _, c := range cols {
+			if c.paper == nil {
+				continue
+			}
+			var es []rankEntry
+			for i, m := range r.Models {
+				iv, ok := value(m.Eval, c.metric)
+				p, has := c.paper.Get(keys[i], c.col)
+				if ok && has {
+					es = append(es, rankEntry{label: m.Label, key: keys[i], ours: iv, paper: p})
+				}
+			}
+			notes = append(notes, b.rankNotes(where, c.head, es)...)
+			if c.metric == "crash" {
+				for _, e := range es {
+					if e.ours.Mean > e.paper.High {
+						notes = append(notes, b.contradict(where, fmt.Sprintf("%s crashes on %s of its test trajectories (Wilson %s); the paper's %s crashes on none (%s).",
+							e.label, num(e.ours.Mean), ours(e.ours), e.key, paperCell(e.paper, true))))
+					}
+				}
+			}
+		}
+		b.cover(item, fmt.Sprintf("%s (%s)", code(e.file), task))
+	} else {
+		b.cover(item, fmt.Sprintf("%s (%s, ours only: no paper column)", code(e.file), task))
+	}
+	for _, n := range notes {
+		b.printf("- %s\n", n)
+	}
+	if len(notes) > 0 {
+		b.printf("\n")
+	}
+}
+
+// rankEntry is one model in a ranking check.
+type rankEntry struct {
+	label, key string
+	ours       eval.Interval
+	paper      Value
+}
+
+// rankNotes compares the order of every pair of models the paper ranks
+// (different rows, different values; lower is better) with ours, and
+// says where ours reverses it.
+func (b *builder) rankNotes(where, metric string, es []rankEntry) []string {
+	var notes, agree []string
+	for i := range es {
+		for j := i + 1; j < len(es); j++ {
+			x, y := es[i], es[j]
+			if x.key == y.key || x.paper.Mean == y.paper.Mean || math.IsNaN(x.ours.Mean) || math.IsNaN(y.ours.Mean) {
+				continue
+			}
+			if x.paper.Mean > y.paper.Mean { // x: the paper's better one
+				x, y = y, x
+			}
+			if x.ours.Mean <= y.ours.Mean {
+				agree = append(agree, fmt.Sprintf("%s ahead of %s", x.key, y.key))
+				continue
+			}
+			res := "our intervals do not overlap, so the reversal is resolved at 95%"
+			if !disjoint(x.ours, y.ours) {
+				res = "but our intervals overlap, so ours does not resolve the order at 95%"
+			}
+			notes = append(notes, b.contradict(where, fmt.Sprintf("in %s the paper ranks %s (%s) ahead of %s (%s); ours ranks %s (%s) ahead of %s (%s), by %s; %s.",
+				metric, x.key, paperNum(x.paper.Mean), y.key, paperNum(y.paper.Mean),
+				y.label, ours(y.ours), x.label, ours(x.ours), ratio(x.ours.Mean, y.ours.Mean), res)))
+		}
+	}
+	if len(agree) > 0 {
+		notes = append(notes, fmt.Sprintf("Agrees with the paper's order in %s: %s.", metric, strings.Join(agree, ", ")))
+	}
+	return notes
+}
+
+// fnoWider writes Tab. fno-wider from the Burgers and 3D-CFD evaluations
+// that hold U-HNO and FNO.
+func (b *builder) fnoWider(evals []evalInput) {
+	var use []evalInput
+	for _, e := range evals {
+		keys := paperKeys(e.res.Models)
+		if (e.res.Task == "burgers" || e.res.Task == "cfd3d") && slices.Contains(keys, KeyUHNO) && slices.Contains(keys, KeyFNO) {
+			use = append(use, e)
+		}
+	}
+	if len(use) == 0 {
+		return
+	}
+	b.printf("## Latency-matched FNO (Tab. fno-wider)\n\n")
+	for _, e := range use {
+		t := e.res.Task
+		keys := paperKeys(e.res.Models)
+		b.printf("### Tab. fno-wider, %s\n\n", taskTitle(t))
+		b.evalSource(e, false)
+		b.printf("| model (ours) | paper row | params (M), ours | params (M), paper | relL2, ours | relL2, paper | relH1, ours | relH1, paper |\n|---|---|---|---|---|---|---|---|\n")
+		var l2, h1 []rankEntry
+		for i, m := range e.res.Models {
+			k := keys[i]
+			if k == "" {
+				continue
+			}
+			pp, okp := FNOWider.Get(k, ColParams)
+			row := []string{m.Label, k, num(float64(m.Params) / 1e6), paperCell(pp, okp)}
+			for _, c := range []struct {
+				metric string
+				es     *[]rankEntry
+			}{{eval.MetricRelL2, &l2}, {eval.MetricRelH1, &h1}} {
+				iv, _ := value(m.Eval, c.metric)
+				p, ok := FNOWider.Get(k, t+"/"+c.metric)
+				row = append(row, ours(iv), paperCell(p, ok))
+				if ok {
+					*c.es = append(*c.es, rankEntry{label: m.Label, key: k, ours: iv, paper: p})
+				}
+			}
+			b.printf("| %s |\n", strings.Join(row, " | "))
+		}
+		b.printf("\nInference times are in the cost section (Tab. cost) when a bench JSON is given; the paper's are 1.2 ms (FNO), 3.9 ms (FNO-wider) and 4.0 ms (U-HNO).\n\n")
+		where := fmt.Sprintf("Tab. fno-wider, %s (%s)", t, e.file)
+		notes := append(b.rankNotes(where, "relL2", l2), b.rankNotes(where, "relH1", h1)...)
+		if !slices.Contains(keys, KeyFNOWider) {
+			notes = append(notes, "This evaluation has no wider FNO (an FNO with at least 2.5x the parameters of the other FNO counts as FNO-wider; the paper's has width 56, `uhno train --model fno --width 56`).")
+		}
+		for _, n := range notes {
+			b.printf("- %s\n", n)
+		}
+		b.printf("\n")
+		b.cover("Tab. fno-wider", fmt.Sprintf("%s (%s)", code(e.file), t))
+	}
+}

@@ -1,0 +1,414 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"uhno/internal/bench"
+	"uhno/internal/config"
+	"uhno/internal/eval"
+	"uhno/internal/train"
+)
+
+// The formats this package reads.
+const (
+	evalFormat  = "uhno-eval/1"  // results.json of uhno eval (cmd/uhno/eval.go, evalResults)
+	benchFormat = "uhno-bench/1" // the JSON of uhno bench --json (cmd/uhno/bench.go, benchReport)
+)
+
+// File names inside the directories of uhno eval and uhno ablate.
+const (
+	ResultsFile  = "results.json"
+	AblationFile = "ablation.json"
+)
+
+// evalFile mirrors results.json of uhno eval (cmd/uhno/eval.go,
+// evalResults): the fields the report uses.
+type evalFile struct {
+	Format      string      `json:"format"`
+	Version     string      `json:"uhno_version"`
+	Task        string      `json:"task"`
+	Steps       int         `json:"rollout_steps"`
+	HorizonMult int         `json:"horizon_mult"`
+	Data        string      `json:"data"`
+	Trajs       int         `json:"test_trajectories"`
+	Models      []evalModel `json:"models"`
+}
+
+// evalModel mirrors one evaluated checkpoint of results.json.
+type evalModel struct {
+	Label      string        `json:"label"`
+	Model      string        `json:"model"` // "uhno", "uhno-A" ... "uhno-I", "fno"
+	Params     int           `json:"params"`
+	Checkpoint string        `json:"checkpoint"`
+	Step       int           `json:"step"`
+	Config     config.Config `json:"config"`
+	Elapsed    float64       `json:"elapsed_s"`
+	Eval       eval.Summary  `json:"evaluation"`
+}
+
+// benchFile mirrors the JSON report of uhno bench (cmd/uhno/bench.go,
+// benchReport).
+type benchFile struct {
+	Format    string           `json:"format"`
+	Version   string           `json:"version"`
+	Preset    string           `json:"preset,omitempty"`
+	Host      bench.Host       `json:"host"`
+	Threads   int              `json:"threads"`
+	FFTFLOPs  string           `json:"fft_flops_convention"`
+	Results   []bench.Result   `json:"results"`
+	Overheads []bench.Overhead `json:"overheads,omitempty"`
+}
+
+// logRecord mirrors one line of a training run's log.jsonl
+// (internal/train, logRecord).
+type logRecord struct {
+	Kind       string    `json:"kind"` // "train" or "val"
+	Step       int       `json:"step"`
+	Loss       float64   `json:"loss"`
+	MSE        float64   `json:"mse"`
+	H1         float64   `json:"h1"`
+	CBC        float64   `json:"cbc"`
+	LR         float64   `json:"lr"`
+	Rho        []float64 `json:"rho"`
+	Contrast   []float64 `json:"contrast"`
+	ElapsedSec float64   `json:"elapsed_s"`
+}
+
+// Kinds of input, as the report names them.
+const (
+	KindEval     = "evaluation (uhno eval)"
+	KindAblation = "ablation (uhno ablate)"
+	KindTrain    = "training run (uhno train)"
+	KindBench    = "benchmark (uhno bench)"
+)
+
+// Input is one recognised input: the path given, the file read, and its
+// kind.
+type Input struct {
+	Path, File, Kind string
+}
+
+// Skip is a path given that is none of the inputs, and why.
+type Skip struct {
+	Path, Why string
+}
+
+type evalInput struct {
+	file string
+	res  evalFile
+}
+
+type ablationInput struct {
+	file string
+	ab   eval.Ablation
+}
+
+type trainInput struct {
+	dir   string
+	state train.State
+	ckpt  string // the checkpoint directory the state came from
+	log   []logRecord
+}
+
+type benchInput struct {
+	file string
+	rep  benchFile
+}
+
+// inputs are the recognised inputs of a report.
+type inputs struct {
+	evals     []evalInput
+	ablations []ablationInput
+	trains    []trainInput
+	benches   []benchInput
+	used      []Input
+	skipped   []Skip
+	files     map[string]bool // files read, to read each once
+}
+
+// unrecognised says what a directory lacks.
+const unrecognised = "not recognised: holds no " + ResultsFile + " (uhno eval), " + AblationFile +
+	" (uhno ablate), log.jsonl with latest (uhno train) or bench JSON (uhno bench --json)"
+
+// collect reads every path. A path that does not exist, or an input that
+// does not parse, is an error; anything else unrecognised is skipped.
+func collect(paths []string) (*inputs, error) {
+	in := &inputs{files: map[string]bool{}}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		clean := filepath.Clean(p)
+		if seen[clean] {
+			continue
+		}
+		seen[clean] = true
+		st, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("report: --runs %s: no such file or directory", p)
+			}
+			return nil, fmt.Errorf("report: --runs %s: %v", p, err)
+		}
+		if st.IsDir() {
+			if err := in.readDir(p); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		ok, err := in.readFile(p, true)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			in.skipped = append(in.skipped, Skip{p, "not recognised: a file that is not a " + ResultsFile + ", " + AblationFile + " or bench JSON"})
+		}
+	}
+	return in, nil
+}
+
+// readDir recognises a directory by the files it holds.
+func (in *inputs) readDir(dir string) error {
+	found := false
+	for _, name := range []string{ResultsFile, AblationFile} {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if _, err := in.readFile(path, true); err != nil {
+			return err
+		}
+		found = true
+	}
+	_, errLog := os.Stat(filepath.Join(dir, train.LogFile))
+	_, errLatest := os.Stat(filepath.Join(dir, train.LatestFile))
+	if errLog == nil && errLatest == nil {
+		if err := in.readTrain(dir); err != nil {
+			return err
+		}
+		found = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("report: --runs %s: %v", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || name == ResultsFile || name == AblationFile {
+			continue
+		}
+		// Other JSON files count only when they are bench reports.
+		ok, err := in.readFile(filepath.Join(dir, name), false)
+		if err != nil {
+			return err
+		}
+		found = found || ok
+	}
+	if !found {
+		why := unrecognised
+		if _, err := os.Stat(filepath.Join(dir, train.ManifestFile)); err == nil {
+			why = "not recognised: a checkpoint step directory; give its run directory (the one holding log.jsonl and latest)"
+		} else if errLatest == nil {
+			why = "not recognised: a run directory without " + train.LogFile
+		} else if errLog == nil {
+			why = "not recognised: a training log without a checkpoint yet (no " + train.LatestFile + ")"
+		}
+		in.skipped = append(in.skipped, Skip{dir, why})
+	}
+	return nil
+}
+
+// expected says what a file of each name should be.
+func expected(name string) string {
+	switch name {
+	case ResultsFile:
+		return "want " + ResultsFile + " of uhno eval (format " + evalFormat + ")"
+	case AblationFile:
+		return "want " + AblationFile + " of uhno ablate (format " + eval.AblationFormat + ")"
+	}
+	return "want " + ResultsFile + " (" + evalFormat + "), " + AblationFile + " (" + eval.AblationFormat + ") or a bench JSON (" + benchFormat + ")"
+}
+
+// readFile reads one JSON file and files it by its format. strict: the
+// file was named on the command line or has a name this package reads,
+// so that a file that does not parse is an error; otherwise (another
+// .json in a run directory) only a bench report is taken and the rest
+// ignored.
+func (in *inputs) readFile(path string, strict bool) (bool, error) {
+	if in.files[filepath.Clean(path)] {
+		return true, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return false, fmt.Errorf("report: %s: %v", path, err)
+	}
+	name := filepath.Base(path)
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		if !strict {
+			return false, nil
+		}
+		if !strings.HasSuffix(name, ".json") {
+			return false, nil
+		}
+		return false, fmt.Errorf("report: %s: %s; %s", path, jsonError(raw, err), expected(name))
+	}
+	if head.Format == evalFormat || head.Format == eval.AblationFormat || head.Format == benchFormat {
+		in.files[filepath.Clean(path)] = true
+	}
+	switch {
+	case head.Format == evalFormat:
+		return true, in.readEval(path, raw)
+	case head.Format == eval.AblationFormat:
+		return true, in.readAblation(path, raw)
+	case head.Format == benchFormat:
+		return true, in.readBench(path, raw)
+	case !strict:
+		return false, nil
+	case name == ResultsFile || name == AblationFile:
+		return false, fmt.Errorf("report: %s: format %q; %s", path, head.Format, expected(name))
+	case strings.HasSuffix(name, ".json"):
+		return false, fmt.Errorf("report: %s: format %q; %s", path, head.Format, expected(""))
+	}
+	return false, nil
+}
+
+// jsonError describes a decoding error with the line and column it is at.
+func jsonError(raw []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	offset := int64(-1)
+	switch {
+	case errors.As(err, &syn):
+		offset = syn.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if offset < 0 {
+		return "invalid JSON (" + msg + ")"
+	}
+	offset = min(offset, int64(len(raw)))
+	line := 1 + bytes.Count(raw[:offset], []byte{'\n'})
+	col := offset - int64(bytes.LastIndexByte(raw[:offset], '\n')) - 1
+	return fmt.Sprintf("invalid JSON at line %d, column %d (%s)", line, col, msg)
+}
+
+func decode(path string, raw []byte, dst any, want string) error {
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("report: %s: %s; %s", path, jsonError(raw, err), want)
+	}
+	return nil
+}
+
+func (in *inputs) readEval(path string, raw []byte) error {
+	var res evalFile
+	if err := decode(path, raw, &res, expected(ResultsFile)); err != nil {
+		return err
+	}
+	bad := func(what string) error {
+		return fmt.Errorf("report: %s: %s; %s", path, what, expected(ResultsFile))
+	}
+	switch {
+	case !slices.Contains(config.TaskNames(), res.Task):
+		return bad(fmt.Sprintf("task %q is not one of %s", res.Task, strings.Join(config.TaskNames(), ", ")))
+	case len(res.Models) == 0:
+		return bad("no models")
+	}
+	for i, m := range res.Models {
+		if len(m.Eval.Metrics) == 0 {
+			return bad(fmt.Sprintf("models[%d] (%q) has no evaluation metrics", i, m.Label))
+		}
+	}
+	if res.HorizonMult < 1 {
+		res.HorizonMult = 1
+	}
+	in.evals = append(in.evals, evalInput{file: path, res: res})
+	in.used = append(in.used, Input{Path: filepath.Dir(path), File: path, Kind: KindEval})
+	return nil
+}
+
+func (in *inputs) readAblation(path string, raw []byte) error {
+	var ab eval.Ablation
+	if err := decode(path, raw, &ab, expected(AblationFile)); err != nil {
+		return err
+	}
+	bad := func(what string) error {
+		return fmt.Errorf("report: %s: %s; %s", path, what, expected(AblationFile))
+	}
+	switch {
+	case !slices.Contains(config.TaskNames(), ab.Task):
+		return bad(fmt.Sprintf("task %q is not one of %s", ab.Task, strings.Join(config.TaskNames(), ", ")))
+	case ab.Kind != "modes" && ab.Kind != "sweep":
+		return bad(fmt.Sprintf("kind %q, want \"modes\" or \"sweep\"", ab.Kind))
+	case ab.Kind == "sweep" && ab.SweepKey == "":
+		return bad("a sweep without sweep_key")
+	case len(ab.Entries) == 0:
+		return bad("no entries")
+	}
+	for i, e := range ab.Entries {
+		if len(e.Eval.Metrics) == 0 {
+			return bad(fmt.Sprintf("entries[%d] (%q) has no evaluation metrics", i, e.Label))
+		}
+	}
+	in.ablations = append(in.ablations, ablationInput{file: path, ab: ab})
+	in.used = append(in.used, Input{Path: filepath.Dir(path), File: path, Kind: KindAblation})
+	return nil
+}
+
+func (in *inputs) readBench(path string, raw []byte) error {
+	var rep benchFile
+	if err := decode(path, raw, &rep, "want the JSON of uhno bench --json (format "+benchFormat+")"); err != nil {
+		return err
+	}
+	if len(rep.Results) == 0 {
+		return fmt.Errorf("report: %s: no results; want the JSON of uhno bench --json (format %s)", path, benchFormat)
+	}
+	in.benches = append(in.benches, benchInput{file: path, rep: rep})
+	in.used = append(in.used, Input{Path: path, File: path, Kind: KindBench})
+	return nil
+}
+
+// readTrain reads a training run: its latest checkpoint's state and its
+// log.
+func (in *inputs) readTrain(dir string) error {
+	st, ckpt, err := train.ReadState(dir)
+	if err != nil {
+		return fmt.Errorf("report: training run %s: %s", dir, strings.TrimPrefix(err.Error(), "train: "))
+	}
+	path := filepath.Join(dir, train.LogFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("report: %s: %v", path, err)
+	}
+	var log []logRecord
+	lines := bytes.Split(raw, []byte{'\n'})
+	for i, line := range lines {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var r logRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			if i == len(lines)-1 && !json.Valid(line) {
+				break // a last line without its newline: a run still writing it
+			}
+			msg := strings.Replace(jsonError(line, err), "at line 1, column", "at column", 1)
+			return fmt.Errorf("report: %s: line %d: %s; want the JSON-lines log of uhno train", path, i+1, msg)
+		}
+		if r.Kind == "train" || r.Kind == "val" { // others (probe records) are for package dynamics
+			log = append(log, r)
+		}
+	}
+	in.trains = append(in.trains, trainInput{dir: dir, state: st, ckpt: ckpt, log: log})
+	in.used = append(in.used, Input{Path: dir, File: path, Kind: KindTrain})
+	return nil
+}
