@@ -504,6 +504,33 @@ func evalFigures(dir string, cfg config.Config, td *taskData, rows []eval.Row, s
 			n++
 		}
 	}
+	if len(shape) == 1 && rows[0].Summary.Steps > 1 {
+		if k, err := bandEnergyFigure(filepath.Join(dir, "motivation_bands.png"), cfg, samples, pts); err != nil {
+			return n, err
+		} else {
+			n += k
+		}
+	}
+	if rows[0].Summary.Steps > 1 {
+		var panels []figure.LinePanel
+		for _, r := range rows {
+			lp := figure.LinePanel{Title: r.Name, XLabel: "rollout step", YLabel: "E_b", LogY: true}
+			for b, m := range []string{eval.MetricBandLow, eval.MetricBandMid, eval.MetricBandHigh} {
+				c := r.Summary.Curves[m]
+				x := make([]float64, len(c.Mean))
+				for t := range x {
+					x[t] = float64(t + 1)
+				}
+				lp.Lines = append(lp.Lines, figure.Line{Name: strings.TrimPrefix(m, "band_") + " band", X: x, Y: c.Mean, Colour: b})
+			}
+			panels = append(panels, lp)
+		}
+		if err := figure.LinePanels(filepath.Join(dir, "band_growth.png"),
+			fmt.Sprintf("%s: binned spectral error E_b per band along the rollout (mean over test trajectories)", cfg.Task), 3, panels); err != nil {
+			return n, err
+		}
+		n++
+	}
 	if rows[0].Summary.Steps > 1 {
 		var series []figure.Series
 		for _, r := range rows {
@@ -521,6 +548,43 @@ func evalFigures(dir string, cfg config.Config, td *taskData, rows []eval.Row, s
 		n++
 	}
 	return n, nil
+}
+
+// bandEnergyWindow is the window of the local band energy (points).
+const bandEnergyWindow = 32
+
+// bandEnergyFigure draws Fig. motivation (a) for a 1D task: the first
+// model's test trajectory (its truth, channel 0) and where its low-, mid-
+// and high-band energy lies along the rollout (eval.LocalBandEnergy). It
+// writes nothing, returning 0, when the grid is narrower than the window.
+func bandEnergyFigure(path string, cfg config.Config, samples []*eval.Sample, pts int) (int, error) {
+	var s *eval.Sample
+	for _, x := range samples {
+		if x != nil && len(x.Truth) > 0 {
+			s = x
+			break
+		}
+	}
+	if s == nil || pts < bandEnergyWindow {
+		return 0, nil
+	}
+	steps := len(s.Truth)
+	field := make([]float32, 0, steps*pts)
+	var bands [3][]float32
+	for _, f := range s.Truth {
+		field = append(field, f[:pts]...)
+		e := eval.LocalBandEnergy(f[:pts], bandEnergyWindow)
+		for b := range bands {
+			for _, v := range e[b] {
+				bands[b] = append(bands[b], float32(v))
+			}
+		}
+	}
+	title := fmt.Sprintf("%s, test trajectory %d: local band energy (Hann window of %d points; Fig. motivation (a))", cfg.Task, s.Traj, bandEnergyWindow)
+	if err := figure.BandEnergy(path, title, field, bands, steps, pts, 0, cfg.PDE.Domain[0], 1, float64(steps)); err != nil {
+		return 0, err
+	}
+	return 1, nil
 }
 
 // snapshotSteps are the 0-based indices of the steps at 0.25T, 0.5T and

@@ -93,7 +93,7 @@ func TestEvalEndToEnd(t *testing.T) {
 			t.Errorf("no space-time figure for %s: %v", name, matches)
 		}
 	}
-	for _, glob := range []string{"uhno__*_routing.png", "error_growth.png", "*_spacetime.png"} {
+	for _, glob := range []string{"uhno__*_routing.png", "error_growth.png", "*_spacetime.png", "band_growth.png", "motivation_bands.png"} {
 		matches, _ := filepath.Glob(filepath.Join(out, "figures", glob))
 		for _, p := range matches {
 			f, err := os.Open(p)
