@@ -51,6 +51,8 @@ type trainOptions struct {
 	// StopAfter ends the run after this step with a checkpoint, as Ctrl-C
 	// would (0: run to the end).
 	StopAfter int
+	// DryRun builds the model and prints the plan without touching data.
+	DryRun bool
 
 	LogEvery, ValEvery, CkptEvery, Keep, ValPairs int
 	// DynamicsEvery and DynamicsTrajs set the training-dynamics probe
@@ -137,6 +139,7 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	f.IntVar(&opts.ValPairs, "val-pairs", 256, "held-out pairs in the validation set")
 	f.IntVar(&opts.DynamicsEvery, "dynamics-every", defaultDynamicsEvery, "steps between training-dynamics records: rollout E_b per band, SPAR contrast and keep-ratio (the paper's cadence is 200; 0: off; default off in 3D)")
 	f.IntVar(&opts.DynamicsTrajs, "dynamics-trajectories", dynamics.DefaultTrajectories, "test trajectories the training-dynamics rollout uses")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "build the model, print its parameter count beside U-HNO's and the training plan, and exit without generating or reading data")
 	f.IntVar(&opts.StopAfter, "stop-after", 0, "stop after this step with a checkpoint, as Ctrl-C would (0: run to the end)")
 	return cmd
 }
@@ -296,6 +299,9 @@ func crashHook(spec string) (func(step int, stage string) error, error) {
 func trainRun(ctx context.Context, opts *trainOptions) error {
 	if err := checkTrainFlags(opts); err != nil {
 		return err
+	}
+	if opts.DryRun {
+		return trainDryRun(opts)
 	}
 	saveFault, err := crashHook(os.Getenv(crashEnv))
 	if err != nil {

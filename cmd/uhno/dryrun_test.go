@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// dryRunModels are the models --dry-run is checked for.
+var dryRunModels = []string{"uhno", "fno", "additive"}
+
+// TestTrainDryRun: for every model on burgers, ks, ns2d and darcy at
+// --params 0.62M, --dry-run prints a parameter count within 10% of Full
+// U-HNO's and the plan, and leaves the data directory untouched (not even
+// created).
+func TestTrainDryRun(t *testing.T) {
+	re := regexp.MustCompile(`parameters: ([0-9,]+), Full U-HNO at this budget ([0-9,]+) \(C0 [0-9]+\): ([+-][0-9.]+)%`)
+	num := func(s string) int {
+		n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, task := range []string{"burgers", "ks", "ns2d", "darcy"} {
+		for _, m := range dryRunModels {
+			dataDir := filepath.Join(t.TempDir(), "data")
+			code, stdout, stderr := execute(t, "train", "--task", task, "--model", m, "--params", "0.62M", "--dry-run", "--data", dataDir)
+			if code != 0 {
+				t.Errorf("%s %s: code %d, stderr %q", task, m, code, stderr)
+				continue
+			}
+			g := re.FindStringSubmatch(stdout)
+			if g == nil {
+				t.Errorf("%s %s: no parameter line in\n%s", task, m, stdout)
+				continue
+			}
+			n, ref := num(g[1]), num(g[2])
+			if d := float64(n)/float64(ref) - 1; d < -0.10 || d > 0.10 {
+				t.Errorf("%s %s: %d parameters, %+.1f%% from Full U-HNO's %d", task, m, n, 100*d, ref)
+			}
+			for _, want := range []string{"plan: 20000 steps, warm-up 1000", "generated on first use", "nothing was generated, read or written"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("%s %s: stdout lacks %q:\n%s", task, m, want, stdout)
+				}
+			}
+			if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
+				t.Errorf("%s %s: the data directory was created (%v)", task, m, err)
+			}
+		}
+	}
+	if code, _, stderr := execute(t, "train", "--resume", t.TempDir(), "--dry-run"); code == 0 || !strings.Contains(stderr, "--dry-run plans a new run") {
+		t.Errorf("--dry-run with --resume: code %d, %q", code, stderr)
+	}
+}
