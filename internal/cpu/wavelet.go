@@ -202,18 +202,12 @@ func (b *Backend) WaveletBackward(dx, dy *tensor.Tensor, levels int, inverse boo
 	b.waveletInto(data(dx), data(dy), dy.Spatial(), dy.Batch()*dy.Channels(), levels, !inverse, true)
 }
 
-// mixCorner returns the plane offsets of the corner [0, m)^d of a plane of
-// spatial shape sp, in row-major order of the corner (the order of w's
-// trailing axes).
-func mixCorner(sp []int, m int) []int {
+// mixCorner returns the plane offsets of the corner [0, m_0) x ... of a
+// plane of spatial shape sp, in row-major order of the corner (the order
+// of w's trailing axes).
+func mixCorner(sp, m []int) []int {
 	g := newWVGeom(sp)
-	var r [3]int
-	for a := range 3 {
-		r[a] = 1
-		if g.real[a] {
-			r[a] = m
-		}
-	}
+	r := newWVGeom(m).n
 	off := make([]int, 0, r[0]*r[1]*r[2])
 	for i0 := 0; i0 < r[0]; i0++ {
 		for i1 := 0; i1 < r[1]; i1++ {
@@ -234,7 +228,7 @@ func (b *Backend) WaveletMix(y, x, w *tensor.Tensor) {
 	}
 	X, Y, W := data(x), data(y), data(w)
 	sp := x.Spatial()
-	off := mixCorner(sp, w.Shape[2])
+	off := mixCorner(sp, w.Shape[2:])
 	mq, s := len(off), tensor.Numel(sp)
 	cin, cout := x.Channels(), y.Channels()
 	b.parallel(x.Batch()*cout, grainFor(2*cin*mq+s), func(lo, hi int) {
@@ -264,7 +258,7 @@ func (b *Backend) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
 	}
 	X, DY, W := data(x), data(dy), data(w)
 	sp := x.Spatial()
-	off := mixCorner(sp, w.Shape[2])
+	off := mixCorner(sp, w.Shape[2:])
 	mq, s := len(off), tensor.Numel(sp)
 	nb, cin, cout := x.Batch(), x.Channels(), dy.Channels()
 	if dx != nil {

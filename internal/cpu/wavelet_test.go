@@ -299,12 +299,11 @@ func TestWaveletGrad(t *testing.T) {
 				}, []gradcheck.Input{x}, gradcheck.Options{})
 			})
 		}
-		d := len(c.shape) - 2
-		m := c.shape[2] >> (c.levels - 1)
+		var corner []int
 		for _, s := range c.shape[2:] {
-			m = min(m, s>>(c.levels-1))
+			corner = append(corner, s>>(c.levels-1))
 		}
-		w := in("w", 2, tensor.WaveletMixShape(d, c.shape[1], 3, m)...)
+		w := in("w", 2, tensor.WaveletMixShape(c.shape[1], 3, corner)...)
 		t.Run(c.name+"/chain", func(t *testing.T) {
 			gradcheck.Check(t, be, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
 				k := tp.Wavelet(tp.WaveletMix(tp.Wavelet(v[0], c.levels, false), v[1]), c.levels, true)
@@ -315,13 +314,9 @@ func TestWaveletGrad(t *testing.T) {
 }
 
 // mixRef is WaveletMix from its definition in float64.
-func mixRef(x []float32, xs []int, w []float32, cout, m int) []float64 {
+func mixRef(x []float32, xs []int, w []float32, cout int, corner []int) []float64 {
 	nb, cin, sp := xs[0], xs[1], xs[2:]
 	s := tensor.Numel(sp)
-	corner := make([]int, len(sp))
-	for a := range corner {
-		corner[a] = m
-	}
 	mq := tensor.Numel(corner)
 	y := make([]float64, nb*cout*s)
 	for b := 0; b < nb; b++ {
@@ -353,17 +348,17 @@ func TestWaveletMix(t *testing.T) {
 		name  string
 		shape []int
 		cout  int
-		m     int
+		m     []int
 	}{
-		{"1D", []int{2, 3, 16}, 4, 4},
-		{"1D_full", []int{2, 2, 4}, 3, 4},
-		{"2D", []int{2, 2, 8, 6}, 3, 2},
-		{"3D", []int{2, 2, 4, 6, 4}, 2, 2},
+		{"1D", []int{2, 3, 16}, 4, []int{4}},
+		{"1D_full", []int{2, 2, 4}, 3, []int{4}},
+		{"2D", []int{2, 2, 8, 6}, 3, []int{2, 4}},
+		{"3D", []int{2, 2, 4, 6, 4}, 2, []int{2, 3, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, cin := len(c.shape)-2, c.shape[1]
+			cin := c.shape[1]
 			ys := append([]int{c.shape[0], c.cout}, c.shape[2:]...)
-			ws := tensor.WaveletMixShape(d, cin, c.cout, c.m)
+			ws := tensor.WaveletMixShape(cin, c.cout, c.m)
 			xd := gradcheck.Random(uint64(90+ci), tensor.Numel(c.shape))
 			wd := gradcheck.Random(uint64(100+ci), tensor.Numel(ws))
 			dyd := gradcheck.Random(uint64(110+ci), tensor.Numel(ys))
@@ -479,7 +474,8 @@ func TestWaveletThreadDeterminism(t *testing.T) {
 			tp := tensor.NewTape(b)
 			d, ch := len(shape)-2, shape[1]
 			x := tensor.NewLeaf(b, "x", gradcheck.Random(1, tensor.Numel(shape)), shape...)
-			w := tensor.NewLeaf(b, "w", gradcheck.Random(2, ch*ch*tensor.Numel(WaveletCorner(d, 4))), tensor.WaveletMixShape(d, ch, ch, 4)...)
+			ws := tensor.WaveletMixShape(ch, ch, WaveletCorner(d, 4))
+			w := tensor.NewLeaf(b, "w", gradcheck.Random(2, tensor.Numel(ws)), ws...)
 			x.SetRequiresGrad(true)
 			w.SetRequiresGrad(true)
 			c := tp.Wavelet(x, 3, false)

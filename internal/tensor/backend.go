@@ -94,10 +94,12 @@ type Backend interface {
 
 	// WaveletMix is the WNO's learnable transform of the coarsest wavelet
 	// coefficients: a channel mixing with its own weight at every point of
-	// the low corner [0, M)^d of the coefficient array (M per axis from w),
-	// y[b,o,p] = sum_i w[i,o,p] x[b,i,p] for p in the corner and 0
-	// elsewhere. x is [B, Cin, spatial...], y [B, Cout, spatial...], w
-	// [Cin, Cout, M, ..., M] with M <= every spatial axis.
+	// the low corner [0, M_0) x ... x [0, M_{d-1}) of the coefficient array
+	// (the sizes M_a from w), y[b,o,p] = sum_i w[i,o,p] x[b,i,p] for p in
+	// the corner and 0 elsewhere. x is [B, Cin, spatial...], y [B, Cout,
+	// spatial...], w [Cin, Cout, M_0, ..., M_{d-1}] with M_a <= N_a. With
+	// M_a = N_a / 2^(J-1) the corner holds exactly the level-J subbands of
+	// a J-level Wavelet transform.
 	WaveletMix(y, x, w *Tensor)
 	WaveletMixBackward(dx, dw, dy, x, w *Tensor)
 

@@ -96,33 +96,25 @@ func (tp *Tape) Wavelet(x *Tensor, levels int, inverse bool) *Tensor {
 	return y
 }
 
-// WaveletMixShape is the shape of a WaveletMix weight: [cin, cout, m (d
-// times)].
-func WaveletMixShape(d, cin, cout, m int) []int {
-	s := []int{cin, cout}
-	for i := 0; i < d; i++ {
-		s = append(s, m)
-	}
-	return s
+// WaveletMixShape is the shape of a WaveletMix weight for a corner of
+// corner[a] points on spatial axis a: [cin, cout, corner...].
+func WaveletMixShape(cin, cout int, corner []int) []int {
+	return append([]int{cin, cout}, corner...)
 }
 
-// WaveletMix mixes the channels of the low corner [0, M)^d of x with a
-// weight per point, y[b,o,p] = sum_i w[i,o,p] x[b,i,p], and zeroes the
-// rest (Backend.WaveletMix). w is [Cin, Cout, M, ..., M]
-// (WaveletMixShape); M must not exceed any spatial axis.
+// WaveletMix mixes the channels of the low corner [0, M_0) x ... x
+// [0, M_{d-1}) of x with a weight per point, y[b,o,p] = sum_i w[i,o,p]
+// x[b,i,p], and zeroes the rest (Backend.WaveletMix). w is [Cin, Cout,
+// M_0, ..., M_{d-1}] (WaveletMixShape) with 1 <= M_a <= N_a.
 func (tp *Tape) WaveletMix(x, w *Tensor) *Tensor {
 	mustField("WaveletMix", x)
 	d := x.Dims()
-	if len(w.Shape) != d+2 || w.Shape[0] != x.Channels() {
+	if len(w.Shape) != d+2 || w.Shape[0] != x.Channels() || w.Shape[1] < 1 {
 		panic(fmt.Sprintf("tensor: WaveletMix: weight %v does not fit input %v", w.Shape, x.Shape))
 	}
-	m := w.Shape[2]
-	if !SameShape(w.Shape, WaveletMixShape(d, w.Shape[0], w.Shape[1], m)) || m < 1 {
-		panic(fmt.Sprintf("tensor: WaveletMix: weight %v is not [Cin, Cout, M, ..., M]", w.Shape))
-	}
-	for _, n := range x.Spatial() {
-		if m > n {
-			panic(fmt.Sprintf("tensor: WaveletMix: weight corner %d exceeds input %v", m, x.Shape))
+	for a, n := range x.Spatial() {
+		if m := w.Shape[2+a]; m < 1 || m > n {
+			panic(fmt.Sprintf("tensor: WaveletMix: weight corner %v does not fit input %v", w.Shape[2:], x.Shape))
 		}
 	}
 	y := tp.out(shapeWith(x.Shape, w.Shape[1]))
