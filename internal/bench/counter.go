@@ -313,6 +313,49 @@ func (c *Counter) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) 
 	c.inner.DepthwiseConvBackward(dx, dw, dbias, dy, x, w)
 }
 
+// waveletFLOPs is one direction of the d-dimensional db4 transform of
+// `planes` planes: at level l every real axis filters the corner of side
+// N/2^(l-1) with 8 low-pass and 8 high-pass taps per pair of outputs, one
+// multiply-add each, so 16 FLOPs per point of the corner and axis.
+func waveletFLOPs(planes int, sp []int, levels int) float64 {
+	var f float64
+	for l := 1; l <= levels; l++ {
+		corner := 1.0
+		for _, n := range sp {
+			corner *= float64(n >> (l - 1))
+		}
+		f += 16 * float64(len(sp)) * corner
+	}
+	return float64(planes) * f
+}
+
+// Wavelet implements tensor.Backend: see waveletFLOPs.
+func (c *Counter) Wavelet(y, x *tensor.Tensor, levels int, inverse bool) {
+	c.add("Wavelet", waveletFLOPs(x.Batch()*x.Channels(), x.Spatial(), levels), 0)
+	c.inner.Wavelet(y, x, levels, inverse)
+}
+
+// WaveletBackward implements tensor.Backend: one transform, plus B C N
+// for the accumulation.
+func (c *Counter) WaveletBackward(dx, dy *tensor.Tensor, levels int, inverse bool) {
+	c.add("WaveletBackward", flag(dx)*(waveletFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), levels)+numel(dy)), 0)
+	c.inner.WaveletBackward(dx, dy, levels, inverse)
+}
+
+// WaveletMix implements tensor.Backend: 2 B Cin Cout M^d.
+func (c *Counter) WaveletMix(y, x, w *tensor.Tensor) {
+	c.add("WaveletMix", 2*float64(x.Batch())*numel(w), 0)
+	c.inner.WaveletMix(y, x, w)
+}
+
+// WaveletMixBackward implements tensor.Backend: 2 B Cin Cout M^d for each
+// of dx and dw.
+func (c *Counter) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
+	mix := 2 * float64(x.Batch()) * numel(w)
+	c.add("WaveletMixBackward", flag(dx)*mix+flag(dw)*mix, 0)
+	c.inner.WaveletMixBackward(dx, dw, dy, x, w)
+}
+
 // Upsample2x implements tensor.Backend: see upsampleFLOPs.
 func (c *Counter) Upsample2x(y, x *tensor.Tensor) {
 	c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0)

@@ -92,6 +92,33 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			return []*tensor.Tensor{y.g, dx.g, dw.g, db.g}
 		})
 
+		// The wavelet ops need axes that are multiples of 2^levels.
+		wsh := append([]int{b, c}, [][]int{{40}, {16, 8}, {8, 8, 16}}[d-1]...)
+		xw, dyw := rnd(ref, 40, wsh...), rnd(ref, 41, wsh...)
+		for _, inverse := range []bool{false, true} {
+			add(fmt.Sprintf("%s Wavelet inverse=%v", name, inverse), func() []*tensor.Tensor {
+				y, dx := both(ref, nil, wsh...), gradPair(ref, 42, wsh...)
+				gpu.Wavelet(y.g, xw.g, 3, inverse)
+				gpu.WaveletBackward(dx.g, dyw.g, 3, inverse)
+				return []*tensor.Tensor{y.g, dx.g}
+			})
+		}
+		corner := make([]int, d)
+		for i, n := range wsh[2:] {
+			corner[i] = n / 4
+		}
+		wmsh := tensor.WaveletMixShape(c, 6, corner)
+		wm := rnd(ref, 43, wmsh...)
+		ymsh := append([]int{b, 6}, wsh[2:]...)
+		dym := rnd(ref, 44, ymsh...)
+		add(name+" WaveletMix", func() []*tensor.Tensor {
+			y := both(ref, nil, ymsh...)
+			dx, dw := gradPair(ref, 45, wsh...), gradPair(ref, 46, wmsh...)
+			gpu.WaveletMix(y.g, xw.g, wm.g)
+			gpu.WaveletMixBackward(dx.g, dw.g, dym.g, xw.g, wm.g)
+			return []*tensor.Tensor{y.g, dx.g, dw.g}
+		})
+
 		up := append([]int{b, c}, sp...)
 		for i := range up[2:] {
 			up[2+i] *= 2

@@ -59,6 +59,8 @@ func rescale(b tensor.Backend, m Model, seed uint64) {
 			continue
 		case strings.HasSuffix(p.Name, "fourier.w") || strings.HasSuffix(p.Name, "spectral.w"):
 			scale = 1 / math.Sqrt(float64(p.Shape[1]))
+		case strings.HasSuffix(p.Name, "wavelet.w"): // [Cin, Cout, corner...]: a 1x1 per point
+			scale = math.Sqrt(3 / float64(p.Shape[0]))
 		case strings.HasSuffix(p.Name, ".b"):
 			scale = 0.5
 		default:

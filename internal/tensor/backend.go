@@ -75,6 +75,34 @@ type Backend interface {
 	DepthwiseConv(y, x, w, bias *Tensor)
 	DepthwiseConvBackward(dx, dw, dbias, dy, x, w *Tensor)
 
+	// Wavelet is the periodic, orthonormal, multi-level Daubechies db4
+	// discrete wavelet transform (the WNO baseline, paper App. "Baseline
+	// Configurations"; tensor.DB4 holds the filters): inverse = false
+	// writes the coefficients of x after `levels` levels into y, inverse =
+	// true reconstructs a field from coefficients. x and y are [B, C,
+	// spatial...] of the same shape; every spatial axis must be a multiple
+	// of 2^levels. The coefficients are in Mallat's in-place layout
+	// (WaveletLayout): level l transforms the corner [0, N/2^(l-1)) of
+	// every axis, each axis in turn, writing the low-pass half to the
+	// front of the corner and the high-pass half behind it. The map is
+	// orthogonal, so the adjoint of each direction is the other one.
+	Wavelet(y, x *Tensor, levels int, inverse bool)
+	// WaveletBackward adds the adjoint of Wavelet applied to dy into dx:
+	// dx += IDWT(dy) for the forward transform, dx += DWT(dy) for the
+	// inverse.
+	WaveletBackward(dx, dy *Tensor, levels int, inverse bool)
+
+	// WaveletMix is the WNO's learnable transform of the coarsest wavelet
+	// coefficients: a channel mixing with its own weight at every point of
+	// the low corner [0, M_0) x ... x [0, M_{d-1}) of the coefficient array
+	// (the sizes M_a from w), y[b,o,p] = sum_i w[i,o,p] x[b,i,p] for p in
+	// the corner and 0 elsewhere. x is [B, Cin, spatial...], y [B, Cout,
+	// spatial...], w [Cin, Cout, M_0, ..., M_{d-1}] with M_a <= N_a. With
+	// M_a = N_a / 2^(J-1) the corner holds exactly the level-J subbands of
+	// a J-level Wavelet transform.
+	WaveletMix(y, x, w *Tensor)
+	WaveletMixBackward(dx, dw, dy, x, w *Tensor)
+
 	// Upsample2x doubles every spatial axis by linear (1D), bilinear (2D)
 	// or trilinear (3D) interpolation with PyTorch's align_corners=false
 	// convention (source coordinate (j+0.5)/2-0.5, clamped at the edges).
