@@ -119,7 +119,7 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	f.StringVar(&opts.Load.Task, "task", "", "task: "+strings.Join(config.TaskNames(), ", "))
 	f.StringVar(&opts.Load.File, "config", "", "YAML or JSON file with keys to override")
 	f.StringArrayVar(&opts.Load.Sets, "set", nil, "override one key, key=value (repeatable)")
-	f.StringVar(&opts.Model, "model", "uhno", "architecture: uhno, fno, or additive (the flat additive hybrid of the gradient-angle diagnostic)")
+	f.StringVar(&opts.Model, "model", "uhno", "architecture: "+strings.Join(modelNames(), ", ")+" (additive: the flat hybrid of the gradient-angle diagnostic)")
 	f.StringVar(&opts.Mode, "mode", "", "ablation mode A..I of Tab. ablation-setup, or full (default: model.ablation)")
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps (default: optim.steps)")
 	f.IntVar(&opts.Warmup, "warmup", 0, "warm-up steps (default: optim.warmup)")
@@ -151,6 +151,9 @@ type buildRecord struct {
 	UHNO     *model.Spec         `json:"uhno,omitempty"`
 	FNO      *model.FNOSpec      `json:"fno,omitempty"`
 	Additive *model.AdditiveSpec `json:"additive,omitempty"`
+	// Baseline is the spec of one of baselines() (Model names which), as
+	// its model package type encodes it.
+	Baseline json.RawMessage `json:"baseline,omitempty"`
 	Data     string              `json:"data"`   // the data file, an absolute path (relative in older checkpoints: as given)
 	Stride   int                 `json:"stride"` // spatial subsampling on read
 	ValPairs int                 `json:"val_pairs"`
@@ -492,8 +495,8 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 
 // checkTrainFlags rejects flag combinations that cannot work.
 func checkTrainFlags(opts *trainOptions) error {
-	if opts.Model != "uhno" && opts.Model != "fno" && opts.Model != "additive" {
-		return fmt.Errorf("train: --model %q: want uhno, fno or additive", opts.Model)
+	if !slices.Contains(modelNames(), opts.Model) {
+		return fmt.Errorf("train: --model %q: want one of %s", opts.Model, strings.Join(modelNames(), ", "))
 	}
 	if opts.Steps < 0 || opts.Batch < 0 || opts.Width < 0 || opts.Warmup < 0 || opts.StopAfter < 0 {
 		return fmt.Errorf("train: --steps, --warmup, --batch, --width and --stop-after must not be negative")
@@ -622,7 +625,7 @@ func trainData(ctx context.Context, cfg config.Config, opts *trainOptions, rec b
 // with its parameter count.
 func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRecord, b tensor.Backend) (model.Model, string, error) {
 	seed := uint64(cfg.Seed)
-	if rec.UHNO == nil && rec.FNO == nil && rec.Additive == nil { // a fresh run: derive the specs
+	if rec.UHNO == nil && rec.FNO == nil && rec.Additive == nil && rec.Baseline == nil { // a fresh run: derive the specs
 		spec, err := model.SpecFromConfig(cfg, in, out)
 		if err != nil {
 			return nil, "", err
@@ -636,21 +639,27 @@ func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRe
 				return nil, "", err
 			}
 		}
-		if rec.Model == "fno" || rec.Model == "additive" {
+		if rec.Model != "uhno" {
 			switch spec.Mode {
 			case model.ModeFull, model.ModeNoCBC, model.ModeNoH1, model.ModeMSE:
 			default:
 				return nil, "", fmt.Errorf("train: mode %s changes U-HNO's architecture; --model %s takes only the loss modes C, D and E", spec.Mode, rec.Model)
 			}
 		}
-		switch rec.Model {
-		case "additive":
+		switch bl, isBaseline := findBaseline(rec.Model); {
+		case isBaseline:
+			raw, err := bl.plan(spec, cfg.PDE.Grid)
+			if err != nil {
+				return nil, "", err
+			}
+			rec.Baseline = raw
+		case rec.Model == "additive":
 			as, err := model.AdditiveForBudget(model.AdditiveSpecFor(spec), model.CountUHNO(spec))
 			if err != nil {
 				return nil, "", err
 			}
 			rec.Additive = &as
-		case "fno":
+		case rec.Model == "fno":
 			fs := model.FNOSpecFor(spec, opts.Width)
 			if opts.Width == 0 {
 				if fs, err = model.FNOForBudget(fs, model.CountUHNO(spec)); err != nil {
@@ -661,6 +670,13 @@ func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRe
 		default:
 			rec.UHNO = &spec
 		}
+	}
+	if rec.Baseline != nil {
+		bl, ok := findBaseline(rec.Model)
+		if !ok {
+			return nil, "", fmt.Errorf("train: the checkpoint's model %q is not one this uhno builds (%s)", rec.Model, strings.Join(modelNames(), ", "))
+		}
+		return bl.build(b, rec.Baseline, seed)
 	}
 	if rec.Additive != nil {
 		m, err := model.NewAdditive(b, *rec.Additive, seed)

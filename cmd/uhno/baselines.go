@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"uhno/internal/model"
+	"uhno/internal/tensor"
+)
+
+// baseline is one of the paper's baselines besides FNO (App. "Baseline
+// Configurations") as uhno train, eval and bench build it: its spec is
+// derived from U-HNO's for the task (channels, K0, projection width) and
+// its width chosen so that its parameter count lands within 10% of Full
+// U-HNO's at the same budget; the spec is recorded in the checkpoint's
+// build record (buildRecord.Baseline) and rebuilt from there.
+type baseline struct {
+	name, about string
+	// plan derives the spec for U-HNO spec u on the task's grid, matched
+	// to u's Full parameter count, as JSON for the build record.
+	plan func(u model.Spec, grid []int) (json.RawMessage, error)
+	// build builds the model from a recorded spec and describes it.
+	build func(b tensor.Backend, raw json.RawMessage, seed uint64) (model.Model, string, error)
+}
+
+// newBaseline adapts a model's typed functions to baseline.
+func newBaseline[S any, M model.Model](name, about string, plan func(u model.Spec, grid []int, target int) (S, error),
+	build func(tensor.Backend, S, uint64) (M, error), describe func(S) string) baseline {
+	return baseline{name: name, about: about,
+		plan: func(u model.Spec, grid []int) (json.RawMessage, error) {
+			full := u
+			full.Mode = model.ModeFull
+			s, err := plan(u, grid, model.CountUHNO(full))
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(s)
+		},
+		build: func(b tensor.Backend, raw json.RawMessage, seed uint64) (model.Model, string, error) {
+			var s S
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, "", fmt.Errorf("the recorded %s spec cannot be read: %w", name, err)
+			}
+			m, err := build(b, s, seed)
+			if err != nil {
+				return nil, "", err
+			}
+			return m, fmt.Sprintf("%s (%s), %s: %s parameters", name, about, describe(s), model.FormatCount(m.Params().Count())), nil
+		}}
+}
+
+// baselines lists the baselines uhno builds besides U-HNO, FNO and the
+// flat additive hybrid.
+func baselines() []baseline {
+	return []baseline{
+		newBaseline("wno", "wavelet neural operator, db4", func(u model.Spec, grid []int, target int) (model.WNOSpec, error) {
+			s := model.WNOSpecFor(u)
+			s.Grid = slices.Clone(grid)
+			return model.WNOForBudget(s, target)
+		}, model.NewWNO, func(s model.WNOSpec) string {
+			return fmt.Sprintf("width %d, %d blocks, %d levels", s.Width, s.Blocks, s.Levels)
+		}),
+	}
+}
+
+// findBaseline returns the baseline named name.
+func findBaseline(name string) (baseline, bool) {
+	for _, b := range baselines() {
+		if b.name == name {
+			return b, true
+		}
+	}
+	return baseline{}, false
+}
+
+// modelNames lists every --model value.
+func modelNames() []string {
+	names := []string{"uhno", "fno", "additive"}
+	for _, b := range baselines() {
+		names = append(names, b.name)
+	}
+	return names
+}
