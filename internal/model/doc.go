@@ -12,8 +12,10 @@
 //	p := m.Params()                                // flat buffers + named views
 //
 // NewUHNO and NewFNO return the concrete *UHNO and *FNO, which implement
-// Model; so does NewAdditive's *Additive (AdditiveSpecFor,
-// AdditiveForBudget, CountAdditive). CountUHNO and CountFNO give the
+// Model; so do NewAdditive's *Additive (AdditiveSpecFor,
+// AdditiveForBudget, CountAdditive), NewConvFNO's *ConvFNO (ConvFNOSpecFor,
+// ConvFNOForBudget, CountConvFNO) and NewCNO's *CNO (CNOSpecFor,
+// CNOForBudget, CountCNO). CountUHNO and CountFNO give the
 // parameter count of a spec without allocating; WidthForBudget, UHNOForBudget and FNOForBudget choose widths
 // for a parameter target (FNO is matched to U-HNO within 10%, App. C).
 // Model.Mode exposes the ablation mode so that the loss can drop its terms
@@ -49,7 +51,8 @@
 // additive hybrid (Additive, the baseline of the paper's gradient-angle
 // diagnostic) has lift, fourier.i.spectral.w, fourier.i.w.{w,b},
 // local.i.depthwise.{w,b} (depthwise kernels [C, 3, ..., 3]),
-// local.i.w.{w,b} and proj. A 1x1 weight is [Cout, Cin] (PyTorch's Conv
+// local.i.w.{w,b} and proj; Conv-FNO and CNO list theirs in their type
+// comments (3^d convolutions [Cout, Cin, 3, ..., 3] with bias). A 1x1 weight is [Cout, Cin] (PyTorch's Conv
 // weight without its unit kernel axes); down.l.w is
 // [C_{l+1}, C_l, 3, ..., 3] as in PyTorch. Every 1x1, stride-2 and
 // depthwise convolution has a bias (PyTorch's Conv default); the spectral
