@@ -52,10 +52,10 @@ const convTileFloats = 1 << 16
 type convGeom struct {
 	nIn, nOut, nTap [3]int
 	step            [3]int // stride per axis: 2 (ConvDown) or 1 (Conv3)
-	sin, p          int // points per channel plane, input and output
-	taps            int // 3^d
-	cin, cout, k    int // k = cin*taps rows of the patch matrix
-	tile, tiles     int // output points per tile, tiles per sample
+	sin, p          int    // points per channel plane, input and output
+	taps            int    // 3^d
+	cin, cout, k    int    // k = cin*taps rows of the patch matrix
+	tile, tiles     int    // output points per tile, tiles per sample
 }
 
 func newConvGeom(x, y *tensor.Tensor) convGeom {
