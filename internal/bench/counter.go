@@ -298,6 +298,65 @@ func (c *Counter) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	c.inner.ConvDownBackward(dx, dw, dbias, dy, x, w)
 }
 
+// Conv3 implements tensor.Backend: 2 B Cout Cin 3^d N, plus B Cout N for
+// the bias.
+func (c *Counter) Conv3(y, x, w, bias *tensor.Tensor) {
+	cin := float64(x.Channels())
+	c.add("Conv3", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)
+	c.inner.Conv3(y, x, w, bias)
+}
+
+// Conv3Backward implements tensor.Backend: 2 B Cout Cin 3^d N for each of
+// dx and dw, B Cout N for dbias.
+func (c *Counter) Conv3Backward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
+	conv := 2 * float64(x.Channels()) * convTaps(x.Dims()) * numel(dy)
+	c.add("Conv3Backward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)
+	c.inner.Conv3Backward(dx, dw, dbias, dy, x, w)
+}
+
+// ReLU implements tensor.Backend: one comparison per element.
+func (c *Counter) ReLU(y, x *tensor.Tensor) {
+	c.add("ReLU", numel(y), 0)
+	c.inner.ReLU(y, x)
+}
+
+// ReLUBackward implements tensor.Backend: one comparison and one add per
+// element of dx.
+func (c *Counter) ReLUBackward(dx, dy, x *tensor.Tensor) {
+	c.add("ReLUBackward", 2*numel(dx), 0)
+	c.inner.ReLUBackward(dx, dy, x)
+}
+
+// bandFLOPs is 2 N_in multiply-adds per output point of every axis pass of
+// BandResample, the axes applied in order from the sizes `from` to `to`
+// over `planes` planes.
+func bandFLOPs(planes int, from, to []int) float64 {
+	cur := append([]int(nil), from...)
+	var f float64
+	for a := range cur {
+		if cur[a] == to[a] {
+			continue
+		}
+		nin := cur[a]
+		cur[a] = to[a]
+		f += 2 * float64(nin) * float64(planes*tensor.Numel(cur))
+	}
+	return f
+}
+
+// BandResample implements tensor.Backend: see bandFLOPs.
+func (c *Counter) BandResample(y, x *tensor.Tensor) {
+	c.add("BandResample", bandFLOPs(x.Batch()*x.Channels(), x.Spatial(), y.Spatial()), 0)
+	c.inner.BandResample(y, x)
+}
+
+// BandResampleBackward implements tensor.Backend: the transposed passes,
+// from dy's sizes to dx's.
+func (c *Counter) BandResampleBackward(dx, dy *tensor.Tensor) {
+	c.add("BandResampleBackward", flag(dx)*bandFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), dx.Spatial()), 0)
+	c.inner.BandResampleBackward(dx, dy)
+}
+
 // DepthwiseConv implements tensor.Backend: 2 B C 3^d N (one multiply-add
 // per tap and output point), plus B C N for the bias.
 func (c *Counter) DepthwiseConv(y, x, w, bias *tensor.Tensor) {

@@ -267,3 +267,30 @@ func dot(x, y []float32) float32 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// ReLU implements tensor.Backend: y = max(x, 0).
+func (b *Backend) ReLU(y, x *tensor.Tensor) {
+	Y, X := data(y), data(x)
+	b.parallel(len(Y), elemGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := X[i]
+			if v > 0 {
+				Y[i] = v
+			} else {
+				Y[i] = 0
+			}
+		}
+	})
+}
+
+// ReLUBackward implements tensor.Backend: dx += dy where x > 0.
+func (b *Backend) ReLUBackward(dx, dy, x *tensor.Tensor) {
+	DX, DY, X := data(dx), data(dy), data(x)
+	b.parallel(len(DX), elemGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if X[i] > 0 {
+				DX[i] += DY[i]
+			}
+		}
+	})
+}

@@ -51,19 +51,21 @@ const convTileFloats = 1 << 16
 // in front to three: a padded axis has one point and one (centre) tap.
 type convGeom struct {
 	nIn, nOut, nTap [3]int
-	sin, p          int // points per channel plane, input and output
-	taps            int // 3^d
-	cin, cout, k    int // k = cin*taps rows of the patch matrix
-	tile, tiles     int // output points per tile, tiles per sample
+	step            [3]int // stride per axis: 2 (ConvDown) or 1 (Conv3)
+	sin, p          int    // points per channel plane, input and output
+	taps            int    // 3^d
+	cin, cout, k    int    // k = cin*taps rows of the patch matrix
+	tile, tiles     int    // output points per tile, tiles per sample
 }
 
 func newConvGeom(x, y *tensor.Tensor) convGeom {
 	g := convGeom{cin: x.Channels(), cout: y.Channels(), sin: x.SpatialSize(), p: y.SpatialSize(), taps: 1}
 	d := x.Dims()
 	for a := 0; a < 3; a++ {
-		g.nIn[a], g.nOut[a], g.nTap[a] = 1, 1, 1
+		g.nIn[a], g.nOut[a], g.nTap[a], g.step[a] = 1, 1, 1, 1
 		if s := a - (3 - d); s >= 0 {
 			g.nIn[a], g.nOut[a], g.nTap[a] = x.Spatial()[s], y.Spatial()[s], 3
+			g.step[a] = g.nIn[a] / g.nOut[a]
 			g.taps *= 3
 		}
 	}
@@ -83,7 +85,8 @@ func (g *convGeom) tileRange(ti int) (p0, n int) {
 
 // axisTables returns, per padded axis, the plane offset of the input point
 // read by tap t of output index j: tab[a][j*nTap + t] =
-// ((2j + t - 1) mod N) * stride for real axes (the circular padding of
+// ((s j + t - 1) mod N) * stride for real axes, s the convolution's
+// stride (2 for ConvDown, 1 for Conv3) (the circular padding of
 // Sec. 3.2), 0 for padded ones.
 func (g *convGeom) axisTables(s *rsScratch) [3][]int32 {
 	total := 0
@@ -99,7 +102,7 @@ func (g *convGeom) axisTables(s *rsScratch) [3][]int32 {
 		tab[a], buf = buf[:g.nOut[a]*g.nTap[a]], buf[g.nOut[a]*g.nTap[a]:]
 		for j := 0; j < g.nOut[a]; j++ {
 			for t := 0; t < g.nTap[a]; t++ {
-				i := 2*j + t - 1
+				i := g.step[a]*j + t - 1
 				if g.nTap[a] == 1 {
 					i = 0
 				}
@@ -216,7 +219,23 @@ func (g *convGeom) col2im(dxb, dP []float32, offs []int32, n int) {
 // the same as PyTorch's Conv{1,2,3}d(kernel_size=3, stride=2, padding=1,
 // padding_mode="circular"). Work is split over (sample, tile); each tile
 // is one packed product W P (Cout x K times K x tile).
-func (b *Backend) ConvDown(y, x, w, bias *tensor.Tensor) {
+func (b *Backend) ConvDown(y, x, w, bias *tensor.Tensor) { b.conv(y, x, w, bias) }
+
+// Conv3 implements tensor.Backend: the kernel-3, stride-1 circular
+// convolution of the Conv-FNO and CNO baselines,
+// y[b,o,j] = sum_{i,t} w[o,i,t] x[b,i,(j+t-1) mod N] + bias[o]. It is
+// ConvDown's im2col product with stride 1 (the stride is read from the
+// shapes).
+func (b *Backend) Conv3(y, x, w, bias *tensor.Tensor) { b.conv(y, x, w, bias) }
+
+// Conv3Backward implements tensor.Backend, as ConvDownBackward.
+func (b *Backend) Conv3Backward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
+	b.convBackward(dx, dw, dbias, dy, x, w)
+}
+
+// conv is the im2col convolution behind ConvDown and Conv3; the stride of
+// each axis is N_in / N_out.
+func (b *Backend) conv(y, x, w, bias *tensor.Tensor) {
 	X, Y, W, Bias := data(x), data(y), data(w), data(bias)
 	g := newConvGeom(x, y)
 	cs := b.getScratch()
@@ -246,6 +265,11 @@ func (b *Backend) ConvDown(y, x, w, bias *tensor.Tensor) {
 // col2im scatter needs no locking, and the dW contributions are summed per
 // sample and then over samples in sample order (deterministic).
 func (b *Backend) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
+	b.convBackward(dx, dw, dbias, dy, x, w)
+}
+
+// convBackward is the backward of conv (ConvDown and Conv3).
+func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	DY, X, W := data(dy), data(x), data(w)
 	g := newConvGeom(x, dy)
 	nb := x.Batch()

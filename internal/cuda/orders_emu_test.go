@@ -117,6 +117,31 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			gpu.WaveletMix(y.g, xw.g, wm.g)
 			gpu.WaveletMixBackward(dx.g, dw.g, dym.g, xw.g, wm.g)
 			return []*tensor.Tensor{y.g, dx.g, dw.g}
+		c3s := tensor.Conv3WeightShape(d, c, 6)
+		wc3 := rnd(ref, 40, c3s...)
+		add(name+" Conv3", func() []*tensor.Tensor {
+			y := both(ref, nil, ysh...)
+			dx, dw, db := gradPair(ref, 41, sh...), gradPair(ref, 42, c3s...), gradPair(ref, 43, 6)
+			gpu.Conv3(y.g, x.g, wc3.g, bias.g)
+			gpu.Conv3Backward(dx.g, dw.g, db.g, dy.g, x.g, wc3.g)
+			return []*tensor.Tensor{y.g, dx.g, dw.g, db.g}
+		})
+		add(name+" ReLU", func() []*tensor.Tensor {
+			y, dx := both(ref, nil, sh...), gradPair(ref, 44, sh...)
+			gpu.ReLU(y.g, x.g)
+			gpu.ReLUBackward(dx.g, ddw.g, x.g)
+			return []*tensor.Tensor{y.g, dx.g}
+		})
+		bup := append([]int{b, c}, sp...)
+		for i := range bup[2:] {
+			bup[2+i] = 2*bup[2+i] + 1 - i // up on some axes, odd sizes
+		}
+		dbr := rnd(ref, 45, bup...)
+		add(name+" BandResample", func() []*tensor.Tensor {
+			y, dx := both(ref, nil, bup...), gradPair(ref, 46, sh...)
+			gpu.BandResample(y.g, x.g)
+			gpu.BandResampleBackward(dx.g, dbr.g)
+			return []*tensor.Tensor{y.g, dx.g}
 		})
 
 		up := append([]int{b, c}, sp...)

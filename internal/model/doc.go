@@ -15,6 +15,9 @@
 // Model; so do NewAdditive's *Additive (AdditiveSpecFor,
 // AdditiveForBudget, CountAdditive) and NewWNO's *WNO (WNOSpecFor, whose
 // Grid the caller sets to the task's grid, WNOForBudget, CountWNO). CountUHNO and CountFNO give the
+// AdditiveForBudget, CountAdditive), NewConvFNO's *ConvFNO (ConvFNOSpecFor,
+// ConvFNOForBudget, CountConvFNO) and NewCNO's *CNO (CNOSpecFor,
+// CNOForBudget, CountCNO). CountUHNO and CountFNO give the
 // parameter count of a spec without allocating; WidthForBudget, UHNOForBudget and FNOForBudget choose widths
 // for a parameter target (FNO is matched to U-HNO within 10%, App. C).
 // Model.Mode exposes the ablation mode so that the loss can drop its terms
@@ -53,6 +56,8 @@
 // local.i.w.{w,b} and proj; WNO has lift, block.i.wavelet.w (the learned
 // transform of the level-J wavelet subbands, [W, W, 2N_0/2^J, ...]),
 // block.i.w.{w,b} and proj. A 1x1 weight is [Cout, Cin] (PyTorch's Conv
+// local.i.w.{w,b} and proj; Conv-FNO and CNO list theirs in their type
+// comments (3^d convolutions [Cout, Cin, 3, ..., 3] with bias). A 1x1 weight is [Cout, Cin] (PyTorch's Conv
 // weight without its unit kernel axes); down.l.w is
 // [C_{l+1}, C_l, 3, ..., 3] as in PyTorch. Every 1x1, stride-2 and
 // depthwise convolution has a bias (PyTorch's Conv default); the spectral

@@ -102,6 +102,35 @@ type Backend interface {
 	// a J-level Wavelet transform.
 	WaveletMix(y, x, w *Tensor)
 	WaveletMixBackward(dx, dw, dy, x, w *Tensor)
+	// Conv3 is the full 3^d circular convolution of the Conv-FNO and CNO
+	// baselines, stride 1 with circular padding 1 on every spatial axis:
+	// y[b,o,j] = sum_{i,t} w[o,i,t] x[b,i,(j+t-1) mod N] + bias[o] per
+	// axis, PyTorch's Conv{1,2,3}d(Cin, Cout, 3, padding=1,
+	// padding_mode="circular"). w is [Cout, Cin, 3, ..., 3] (ConvDown's
+	// layout), bias [Cout] or nil; y has x's spatial shape.
+	Conv3(y, x, w, bias *Tensor)
+	Conv3Backward(dx, dw, dbias, dy, x, w *Tensor)
+
+	// ReLU y = max(x, 0); the backward passes dy where x > 0 (0 at x = 0,
+	// PyTorch's convention).
+	ReLU(y, x *Tensor)
+	ReLUBackward(dx, dy, x *Tensor)
+
+	// BandResample resamples every spatial axis of x to y's size by
+	// trigonometric (Fourier) interpolation of the band the coarser of the
+	// two grids resolves: on an axis with N_in input and N_out output
+	// points and M = min(N_in, N_out), the modes |k| <= M/2 pass and every
+	// other mode is removed; up-sampling with even M splits the input's
+	// Nyquist mode in half on +-M/2 (scipy.signal.resample). Per axis,
+	// y_j = sum_m x_m K(j N_in/N_out - m) with K(s) = (1/N_in) sum_k c_k
+	// cos(2 pi k s / N_in) (c_0 = 1, c_k = 2 for 0 < k <= M/2, except
+	// c_{M/2} = 1 when up-sampling with even M). Up-sampling is exactly
+	// band-limited interpolation (y[2j] = x[j]) and down-sampling is an
+	// ideal low-pass followed by decimation: CNO's anti-aliased
+	// resampling (Raonic et al. 2023) with the ideal filter. The axes are
+	// applied one after the other (the operator is separable).
+	BandResample(y, x *Tensor)
+	BandResampleBackward(dx, dy *Tensor)
 
 	// Upsample2x doubles every spatial axis by linear (1D), bilinear (2D)
 	// or trilinear (3D) interpolation with PyTorch's align_corners=false

@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // This file holds the differentiable operations: each checks shapes, runs
 // the backend's forward method, and records a closure that calls the
@@ -141,6 +144,74 @@ func (tp *Tape) ConvDown(x, w, bias *Tensor) *Tensor {
 	tp.B.ConvDown(y, x, w, bias)
 	if tp.needs(x, w, bias) {
 		tp.record(y, func() { tp.B.ConvDownBackward(tp.g(x), tp.g(w), tp.g(bias), y.Grad, x, w) })
+	}
+	return y
+}
+
+// Conv3WeightShape is the shape of a Conv3 (and ConvDown) weight for d
+// spatial axes: [cout, cin, 3 (d times)].
+func Conv3WeightShape(d, cin, cout int) []int {
+	s := []int{cout, cin}
+	for i := 0; i < d; i++ {
+		s = append(s, 3)
+	}
+	return s
+}
+
+// Conv3 is the full kernel-3, stride-1 circular convolution C_in -> C_out
+// (Conv-FNO's and CNO's "3x3 convolution with circular padding"):
+// y[b,o,j] = sum_{i,t} w[o,i,t] x[b,i,(j+t-1) mod N] + bias[o] per axis.
+// w is [Cout, Cin, 3...] (Conv3WeightShape), bias [Cout] or nil; the
+// output keeps x's spatial shape.
+func (tp *Tape) Conv3(x, w, bias *Tensor) *Tensor {
+	mustField("Conv3", x)
+	d := x.Dims()
+	if len(w.Shape) != 2+d || !SameShape(w.Shape, Conv3WeightShape(d, x.Channels(), w.Shape[0])) {
+		panic(fmt.Sprintf("tensor: Conv3: weight %v does not fit input %v, want [Cout, %d%s]", w.Shape, x.Shape,
+			x.Channels(), strings.Repeat(", 3", d)))
+	}
+	if bias != nil && bias.Numel() != w.Shape[0] {
+		panic(fmt.Sprintf("tensor: Conv3: bias %v does not match %d output channels", bias.Shape, w.Shape[0]))
+	}
+	y := tp.out(shapeWith(x.Shape, w.Shape[0]))
+	tp.B.Conv3(y, x, w, bias)
+	if tp.needs(x, w, bias) {
+		tp.record(y, func() { tp.B.Conv3Backward(tp.g(x), tp.g(w), tp.g(bias), y.Grad, x, w) })
+	}
+	return y
+}
+
+// ReLU returns max(x, 0).
+func (tp *Tape) ReLU(x *Tensor) *Tensor {
+	y := tp.out(x.Shape)
+	tp.B.ReLU(y, x)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.ReLUBackward(tp.g(x), y.Grad, x) })
+	}
+	return y
+}
+
+// BandResample resamples x's spatial axes to size (one entry per axis,
+// each at least 1) by band-limited trigonometric interpolation
+// (Backend.BandResample): up-sampling zero-pads the spectrum, and
+// down-sampling truncates it, the Nyquist mode of the coarser grid split
+// in half. CNO's anti-aliased up- and down-sampling.
+func (tp *Tape) BandResample(x *Tensor, size ...int) *Tensor {
+	mustField("BandResample", x)
+	if len(size) != x.Dims() {
+		panic(fmt.Sprintf("tensor: BandResample: %d sizes for input %v", len(size), x.Shape))
+	}
+	shape := append([]int(nil), x.Shape...)
+	for i, n := range size {
+		if n < 1 {
+			panic(fmt.Sprintf("tensor: BandResample: size %v", size))
+		}
+		shape[2+i] = n
+	}
+	y := tp.out(shape)
+	tp.B.BandResample(y, x)
+	if tp.needs(x) {
+		tp.record(y, func() { tp.B.BandResampleBackward(tp.g(x), y.Grad) })
 	}
 	return y
 }

@@ -4,6 +4,8 @@
 #include "cudaemu.h"
 
 namespace uhno_emu {
+extern const KernelEntry kernels_band[];
+extern const KernelEntry kernels_conv3[];
 extern const KernelEntry kernels_dense[];
 extern const KernelEntry kernels_depthwise[];
 extern const KernelEntry kernels_elementwise[];
@@ -14,7 +16,7 @@ extern const KernelEntry kernels_spar[];
 extern const KernelEntry kernels_spectral[];
 extern const KernelEntry kernels_wavelet[];
 
-extern const KernelEntry *const kernel_files[] = {kernels_dense, kernels_depthwise, kernels_elementwise, kernels_gaussian, kernels_resample, kernels_small, kernels_spar, kernels_spectral, kernels_wavelet};
-extern const int kernel_file_sizes[] = {9, 3, 10, 5, 2, 9, 9, 4, 4};
-extern const int kernel_file_count = 9;
+extern const KernelEntry *const kernel_files[] = {kernels_band, kernels_conv3, kernels_dense, kernels_depthwise, kernels_elementwise, kernels_gaussian, kernels_resample, kernels_small, kernels_spar, kernels_spectral, kernels_wavelet};
+extern const int kernel_file_sizes[] = {2, 5, 9, 3, 10, 5, 2, 9, 9, 4, 4};
+extern const int kernel_file_count = 11;
 }  // namespace uhno_emu
