@@ -12,8 +12,9 @@ extern const KernelEntry kernels_resample[];
 extern const KernelEntry kernels_small[];
 extern const KernelEntry kernels_spar[];
 extern const KernelEntry kernels_spectral[];
+extern const KernelEntry kernels_spectral_modes[];
 
-extern const KernelEntry *const kernel_files[] = {kernels_dense, kernels_depthwise, kernels_elementwise, kernels_gaussian, kernels_resample, kernels_small, kernels_spar, kernels_spectral};
-extern const int kernel_file_sizes[] = {9, 3, 10, 5, 2, 9, 9, 4};
-extern const int kernel_file_count = 8;
+extern const KernelEntry *const kernel_files[] = {kernels_dense, kernels_depthwise, kernels_elementwise, kernels_gaussian, kernels_resample, kernels_small, kernels_spar, kernels_spectral, kernels_spectral_modes};
+extern const int kernel_file_sizes[] = {9, 3, 10, 5, 2, 9, 9, 4, 5};
+extern const int kernel_file_count = 9;
 }  // namespace uhno_emu
