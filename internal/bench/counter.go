@@ -446,6 +446,36 @@ func (c *Counter) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int) 
 	c.inner.SpectralConvBackward(dx, dw, dy, x, w, k0)
 }
 
+// SpectralConvModes implements tensor.Backend: see spectralModesFLOPs.
+func (c *Counter) SpectralConvModes(y, x, w *tensor.Tensor, k0 int, modes []int) {
+	f, fft := spectralModesFLOPs(x.Batch(), x.Channels(), y.Channels(), x.Spatial(), k0, len(modes))
+	c.add("SpectralConvModes", f, fft)
+	c.inner.SpectralConvModes(y, x, w, k0, modes)
+}
+
+// SpectralConvModesBackward implements tensor.Backend: see
+// spectralModesBackwardFLOPs.
+func (c *Counter) SpectralConvModesBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int, modes []int) {
+	f, fft := spectralModesBackwardFLOPs(x.Batch(), x.Channels(), dy.Channels(), x.Spatial(), k0, len(modes), dx != nil, dw != nil)
+	c.add("SpectralConvModesBackward", f, fft)
+	c.inner.SpectralConvModesBackward(dx, dw, dy, x, w, k0, modes)
+}
+
+// LowRankSpectralConv implements tensor.Backend: see lowRankFLOPs.
+func (c *Counter) LowRankSpectralConv(y, x, u, v *tensor.Tensor, k0 int) {
+	f, fft := lowRankFLOPs(x.Batch(), x.Channels(), u.Shape[2], y.Channels(), x.Spatial(), k0)
+	c.add("LowRankSpectralConv", f, fft)
+	c.inner.LowRankSpectralConv(y, x, u, v, k0)
+}
+
+// LowRankSpectralConvBackward implements tensor.Backend: see
+// lowRankBackwardFLOPs.
+func (c *Counter) LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v *tensor.Tensor, k0 int) {
+	f, fft := lowRankBackwardFLOPs(x.Batch(), x.Channels(), u.Shape[2], dy.Channels(), x.Spatial(), k0, dx != nil, du != nil, dv != nil)
+	c.add("LowRankSpectralConvBackward", f, fft)
+	c.inner.LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v, k0)
+}
+
 // taps reads logSigma back and sums 2r+1 over x's channels.
 func (c *Counter) taps(x, logSigma *tensor.Tensor, opt tensor.GaussOpts) float64 {
 	ls := tensor.ToHost(c.inner, logSigma)

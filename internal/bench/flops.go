@@ -81,6 +81,77 @@ func keptModes(grid []int, k0 int) int {
 	return m
 }
 
+// keptModesList is keptModes with the last axis keeping m frequencies
+// (SpectralConvModes).
+func keptModesList(grid []int, k0, m int) int {
+	if len(grid) == 0 {
+		return 0
+	}
+	return keptModes(grid[:len(grid)-1], k0) * m
+}
+
+// spectralModesFLOPs is SpectralConvModes: SpectralConv's FFTs and one
+// mixing over the listed modes.
+func spectralModesFLOPs(b, cin, cout int, grid []int, k0, m int) (total, fft float64) {
+	f := fftFLOPs(tensor.Numel(grid))
+	fft = f*float64(b*cin) + f*float64(b*cout)
+	return fft + 8*float64(b*cin*cout)*float64(keptModesList(grid, k0, m)), fft
+}
+
+// spectralModesBackwardFLOPs is SpectralConvModesBackward, as
+// spectralBackwardFLOPs over the listed modes.
+func spectralModesBackwardFLOPs(b, cin, cout int, grid []int, k0, m int, dx, dw bool) (total, fft float64) {
+	if !dx && !dw {
+		return 0, 0
+	}
+	f := fftFLOPs(tensor.Numel(grid))
+	mix := 8 * float64(b*cin*cout) * float64(keptModesList(grid, k0, m))
+	fft = f * float64(b*cout)
+	for _, on := range []bool{dx, dw} {
+		if on {
+			fft += f * float64(b*cin)
+			total += mix
+		}
+	}
+	return total + fft, fft
+}
+
+// lowRankFLOPs is LowRankSpectralConv: SpectralConv's FFTs and two
+// mixings, Cin -> R and R -> Cout, at every kept mode.
+func lowRankFLOPs(b, cin, r, cout int, grid []int, k0 int) (total, fft float64) {
+	f := fftFLOPs(tensor.Numel(grid))
+	fft = f*float64(b*cin) + f*float64(b*cout)
+	return fft + 8*float64(b*r*(cin+cout))*float64(keptModes(grid, k0)), fft
+}
+
+// lowRankBackwardFLOPs is LowRankSpectralConvBackward: rfft of dy and of
+// x (whenever any gradient is wanted); dv recomputes the first mixing and
+// adds one (R x Cout); du and dx share the adjoint of the second mixing
+// and add one Cin x R mixing each; dx adds an irfft per input channel.
+func lowRankBackwardFLOPs(b, cin, r, cout int, grid []int, k0 int, dx, du, dv bool) (total, fft float64) {
+	if !dx && !du && !dv {
+		return 0, 0
+	}
+	f := fftFLOPs(tensor.Numel(grid))
+	m := 8 * float64(b) * float64(keptModes(grid, k0))
+	mixU, mixV := m*float64(cin*r), m*float64(r*cout)
+	fft = f*float64(b*cout) + f*float64(b*cin)
+	if dv {
+		total += mixU + mixV
+	}
+	if dx || du {
+		total += mixV
+	}
+	if du {
+		total += mixU
+	}
+	if dx {
+		total += mixU
+		fft += f * float64(b*cin)
+	}
+	return total + fft, fft
+}
+
 // spectralFLOPs returns the forward FLOPs of SpectralConv on b fields of
 // cin channels mapped to cout, and the FFT part of them.
 func spectralFLOPs(b, cin, cout int, grid []int, k0 int) (total, fft float64) {

@@ -76,6 +76,23 @@ func TestOpFLOPs(t *testing.T) {
 		// 4x8, K0 = 3: axis 0 keeps 2*min(3,2) = 4, axis 1 min(3,4) = 3, M = 12;
 		// FFT 5*32*5 = 800 per field, 2 fields; mixing 8*12 = 96.
 		{"spectral 2D with mode cap", "SpectralConv", func(c *Counter) { c.SpectralConv(f(1, 1, 4, 8), f(1, 1, 4, 8), f(2, 1, 1, 3, 3, 2), 3) }, 1696, 1600},
+		// SpectralConv's FFTs (600) and one mixing over 2 listed modes: 8*1*2*3*2 = 96.
+		{"spectral modes 1D", "SpectralConvModes", func(c *Counter) {
+			c.SpectralConvModes(f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 2})
+		}, 696, 600},
+		// rfft(dy) 3, irfft to dx 2, rfft(x) 2: 840; two mixings 192.
+		{"spectral modes backward", "SpectralConvModesBackward", func(c *Counter) {
+			c.SpectralConvModesBackward(f(1, 2, 8), f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 2})
+		}, 1032, 840},
+		// FFTs 600; two mixings at 3 modes, rank 4: 8*3*4*(2+3) = 480.
+		{"low rank 1D", "LowRankSpectralConv", func(c *Counter) {
+			c.LowRankSpectralConv(f(1, 3, 8), f(1, 2, 8), f(1, 2, 4, 3, 2), f(1, 4, 3, 3, 2), 3)
+		}, 1080, 600},
+		// rfft(dy) 3, rfft(x) 2, irfft 2: 840; dv: U (192) + V (288) mixings,
+		// adjoint of V 288, du 192, dx 192: 1152.
+		{"low rank backward", "LowRankSpectralConvBackward", func(c *Counter) {
+			c.LowRankSpectralConvBackward(f(1, 2, 8), f(1, 2, 4, 3, 2), f(1, 4, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 4, 3, 2), f(1, 4, 3, 3, 2), 3)
+		}, 1992, 840},
 		// rfft(dy) 3 fields, irfft to dx 2, rfft(x) again 2: 7*120 = 840; two mixings 288.
 		{"spectral backward", "SpectralConvBackward", func(c *Counter) {
 			c.SpectralConvBackward(f(1, 2, 8), f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3)

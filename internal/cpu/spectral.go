@@ -79,7 +79,7 @@ type spectralAxis struct {
 	fwdc, invc []float32
 }
 
-func newSpectralAxis(n, k int, last bool) *spectralAxis {
+func newSpectralAxis(n, k int, last bool, freqs []int) *spectralAxis {
 	ax := &spectralAxis{n: n, k: k}
 	phase := func(f, j int) (float32, float32) {
 		t := 2 * math.Pi * float64((f*j)%n) / float64(n)
@@ -90,7 +90,7 @@ func newSpectralAxis(n, k int, last bool) *spectralAxis {
 		ax.inv = make([]float32, 2*k*n)
 		for j := 0; j < n; j++ {
 			for f := 0; f < k; f++ {
-				c, s := phase(f, j)
+				c, s := phase(lastFreq(freqs, f), j)
 				ax.fwd[j*2*k+2*f], ax.fwd[j*2*k+2*f+1] = c, -s
 				ax.inv[2*f*n+j], ax.inv[(2*f+1)*n+j] = c, -s
 			}
@@ -113,10 +113,35 @@ func newSpectralAxis(n, k int, last bool) *spectralAxis {
 	return ax
 }
 
-// spectralKey identifies a plan: dimensionality, grid and nominal modes.
+// lastFreq is the frequency of last-axis slot f: freqs[f], or f when
+// freqs is nil (SpectralConv's [0:K]).
+func lastFreq(freqs []int, f int) int {
+	if freqs == nil {
+		return f
+	}
+	return freqs[f]
+}
+
+// spectralKey identifies a plan: dimensionality, grid, nominal modes and,
+// for SpectralConvModes, the last-axis frequencies (encoded; "" for
+// SpectralConv's [0:K]).
 type spectralKey struct {
 	d, k0 int
 	n     [3]int
+	modes string
+}
+
+// modesKey encodes a last-axis frequency list for spectralKey.
+func modesKey(freqs []int) string {
+	if freqs == nil {
+		return ""
+	}
+	b := make([]byte, 0, 4*len(freqs)+1)
+	b = append(b, 'm')
+	for _, f := range freqs {
+		b = append(b, byte(f), byte(f>>8), byte(f>>16), byte(f>>24))
+	}
+	return string(b)
 }
 
 // spectralPlan is everything about a SpectralConv call that depends only on
@@ -135,9 +160,12 @@ type spectralPlan struct {
 	// frequency f: the irfftn factor D (see above).
 	rowCorner, rowOff []int32
 	scale             []float32
+	// ones is a unit scale (the low-rank mixing's inner product, which
+	// carries no D).
+	ones []float32
 }
 
-func newSpectralPlan(key spectralKey) *spectralPlan {
+func newSpectralPlan(key spectralKey, freqs []int) *spectralPlan {
 	d := key.d
 	p := &spectralPlan{d: d, outer: 1, modes: 1, kvol: 1}
 	last := d - 1
@@ -145,8 +173,11 @@ func newSpectralPlan(key spectralKey) *spectralPlan {
 	for a := 0; a < d; a++ {
 		n := key.n[a]
 		k := tensor.ModeCap(key.k0, n)
+		if a == last && freqs != nil {
+			k = len(freqs)
+		}
 		p.n[a], p.k[a] = n, k
-		p.axes[a] = newSpectralAxis(n, k, a == last)
+		p.axes[a] = newSpectralAxis(n, k, a == last, freqs)
 		ntot *= n
 		p.kvol *= key.k0
 		if a < last {
@@ -174,12 +205,14 @@ func newSpectralPlan(key spectralKey) *spectralPlan {
 		p.rowCorner[r], p.rowOff[r] = int32(corner), int32(off)
 	}
 	p.scale = make([]float32, kl)
-	for f := range p.scale {
+	p.ones = make([]float32, kl)
+	for j := range p.scale {
 		c := 2.0
-		if f == 0 || 2*f == nl {
+		if f := lastFreq(freqs, j); f == 0 || 2*f == nl {
 			c = 1
 		}
-		p.scale[f] = float32(c / float64(ntot))
+		p.scale[j] = float32(c / float64(ntot))
+		p.ones[j] = 1
 	}
 	return p
 }
@@ -188,6 +221,7 @@ func newSpectralPlan(key spectralKey) *spectralPlan {
 type spectralWork struct {
 	t1, t2     []float32 // transform stages (ping-pong)
 	xh, gh, zh []float32 // spectra [fields][modes] complex
+	rh, dh     []float32 // the low-rank mixing's R-channel spectra
 	// pool holds the per-chunk scratch of the channel mixing. At most
 	// Backend.threads chunks run at once, so it settles at that many
 	// buffers.
@@ -226,7 +260,7 @@ type spectralCache struct {
 	portable bool
 }
 
-func (c *spectralCache) acquire(key spectralKey, threads int) (*spectralPlan, *spectralWork) {
+func (c *spectralCache) acquire(key spectralKey, freqs []int, threads int) (*spectralPlan, *spectralWork) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.plans == nil {
@@ -234,7 +268,7 @@ func (c *spectralCache) acquire(key spectralKey, threads int) (*spectralPlan, *s
 	}
 	p := c.plans[key]
 	if p == nil {
-		p = newSpectralPlan(key)
+		p = newSpectralPlan(key, freqs)
 		c.plans[key] = p
 	}
 	var w *spectralWork
@@ -261,8 +295,15 @@ func specGrow(buf *[]float32, n int) []float32 {
 }
 
 // spectralSetup checks the call and returns its plan and workspace; ok is
-// false when no mode is kept (an axis of length 1 or K0 = 0).
+// false when no mode is kept (an axis of length 1 or K0 = 0). The
+// transform scratch fits B*max(Cin, Cout) fields (Cout = w.Shape[2]).
 func (b *Backend) spectralSetup(op string, x, w *tensor.Tensor, k0 int) (*spectralPlan, *spectralWork, bool) {
+	return b.spectralSetupModes(op, x, max(x.Channels(), w.Shape[2]), k0, nil)
+}
+
+// spectralSetupModes is spectralSetup for transforms of up to
+// B*chans fields keeping the last-axis frequencies freqs (nil: [0:K]).
+func (b *Backend) spectralSetupModes(op string, x *tensor.Tensor, chans, k0 int, freqs []int) (*spectralPlan, *spectralWork, bool) {
 	d := x.Dims()
 	if d < 1 || d > 3 {
 		panic(fmt.Sprintf("cpu: %s: %d spatial axes, want 1 to 3", op, d))
@@ -270,7 +311,7 @@ func (b *Backend) spectralSetup(op string, x, w *tensor.Tensor, k0 int) (*spectr
 	if k0 < 0 {
 		panic(fmt.Sprintf("cpu: %s: negative K0 %d", op, k0))
 	}
-	key := spectralKey{d: d, k0: k0}
+	key := spectralKey{d: d, k0: k0, modes: modesKey(freqs)}
 	ok := true
 	for a, n := range x.Spatial() {
 		key.n[a] = n
@@ -278,11 +319,25 @@ func (b *Backend) spectralSetup(op string, x, w *tensor.Tensor, k0 int) (*spectr
 			ok = false
 		}
 	}
+	if freqs != nil {
+		nl := key.n[d-1]
+		if len(freqs) > k0 {
+			panic(fmt.Sprintf("cpu: %s: %d modes for K0=%d", op, len(freqs), k0))
+		}
+		for j, f := range freqs {
+			if f < 0 || 2*f >= nl || (j > 0 && f <= freqs[j-1]) {
+				panic(fmt.Sprintf("cpu: %s: modes %v are not increasing in [0, %d/2)", op, freqs, nl))
+			}
+		}
+		if len(freqs) == 0 {
+			ok = false
+		}
+	}
 	if !ok {
 		return nil, nil, false
 	}
-	p, ws := b.spec.acquire(key, b.threads)
-	fields := x.Batch() * max(x.Channels(), w.Shape[2])
+	p, ws := b.spec.acquire(key, freqs, b.threads)
+	fields := x.Batch() * chans
 	ws.t1 = specGrow(&ws.t1, fields*p.outer*2*p.k[d-1])
 	ws.t2 = specGrow(&ws.t2, fields*p.outer*2*p.k[d-1])
 	return p, ws, true
@@ -380,6 +435,12 @@ func (p *spectralPlan) mixBase(a mixArg, g, cin, cout int) int {
 // block of v) pairs, so every output element is summed by one call, in
 // the fixed order of r.
 func (b *Backend) mixRows(p *spectralPlan, ws *spectralWork, cin, cout, P, Q, R int, a, bm, out mixArg, acc bool) {
+	b.mixRowsScaled(p, ws, cin, cout, P, Q, R, a, bm, out, acc, p.scale)
+}
+
+// mixRowsScaled is mixRows with the per-last-axis-slot factor scale in
+// place of D (p.ones: none).
+func (b *Backend) mixRowsScaled(p *spectralPlan, ws *spectralWork, cin, cout, P, Q, R int, a, bm, out mixArg, acc bool, scale []float32) {
 	// Work items are (row, block of v); rows alone give enough items
 	// except in 1D (one row), where v is split into 8 blocks.
 	rows := len(p.rowCorner)
@@ -397,7 +458,7 @@ func (b *Backend) mixRows(p *spectralPlan, ws *spectralWork, cin, cout, P, Q, R 
 			bo := p.mixBase(bm, g, cin, cout) + v0*bm.sv
 			oo := p.mixBase(out, g, cin, cout) + v0*out.sv
 			b.rowmix(P, n, R, kl, a.data[ao:], a.su, a.sv, a.conj, bm.data[bo:], bm.su, bm.sv, bm.conj,
-				out.data[oo:], out.su, out.sv, p.scale, acc, scratch)
+				out.data[oo:], out.su, out.sv, scale, acc, scratch)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"runtime"
+	"slices"
 	"testing"
 
 	"uhno/internal/cpu"
@@ -21,6 +22,13 @@ import (
 // exp(+i theta)) over last-axis bins 0 <= k <= N/2 with c_k = 1 for the
 // DC and Nyquist bins (only their real parts count) and 2 otherwise.
 func refSpectralConv(x []float32, shape []int, w []float32, cout, k0 int) []float64 {
+	return refSpectralConvModes(x, shape, w, cout, k0, nil)
+}
+
+// refSpectralConvModes is refSpectralConv keeping the last-axis
+// frequencies modes (slot j is frequency modes[j]) when modes is not nil:
+// SpectralConvModes by definition.
+func refSpectralConvModes(x []float32, shape []int, w []float32, cout, k0 int, modes []int) []float64 {
 	nb, cin, ns := shape[0], shape[1], shape[2:]
 	d, ntot := len(ns), tensor.Numel(ns)
 	// multi[flat] is the per-axis index of a row-major flat grid index.
@@ -65,6 +73,12 @@ func refSpectralConv(x []float32, shape []int, w []float32, cout, k0 int) []floa
 			kc := min(k0, n/2)
 			j := kv[a]
 			switch {
+			case a == d-1 && modes != nil:
+				slot := slices.Index(modes, j)
+				if slot < 0 {
+					kept = false
+				}
+				j = slot
 			case j < kc:
 			case a < d-1 && j >= n-kc:
 				j -= n - kc

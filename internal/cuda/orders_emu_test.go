@@ -117,6 +117,8 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			gpu.WaveletMix(y.g, xw.g, wm.g)
 			gpu.WaveletMixBackward(dx.g, dw.g, dym.g, xw.g, wm.g)
 			return []*tensor.Tensor{y.g, dx.g, dw.g}
+		})
+
 		c3s := tensor.Conv3WeightShape(d, c, 6)
 		wc3 := rnd(ref, 40, c3s...)
 		add(name+" Conv3", func() []*tensor.Tensor {
@@ -164,6 +166,32 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			gpu.SpectralConv(y.g, x.g, wsp.g, 4)
 			gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, wsp.g, 4)
 			return []*tensor.Tensor{y.g, dx.g, dw.g}
+		})
+
+		modes := tensor.LogModes(4, sp[d-1])
+		if len(modes) > 1 {
+			modes = modes[1:] // skip DC: the DC plane's symmetrisation then has nothing to mix
+		}
+		add(name+" SpectralConvModes", func() []*tensor.Tensor {
+			var out []*tensor.Tensor
+			for _, list := range [][]int{tensor.LogModes(4, sp[d-1]), modes} {
+				y := both(ref, nil, ysh...)
+				dx, dw := gradPair(ref, 16, sh...), gradPair(ref, 17, ws...)
+				gpu.SpectralConvModes(y.g, x.g, wsp.g, 4, list)
+				gpu.SpectralConvModesBackward(dx.g, dw.g, dy.g, x.g, wsp.g, 4, list)
+				out = append(out, y.g, dx.g, dw.g)
+			}
+			return out
+		})
+
+		us, vs := tensor.SpectralWeightShape(d, c, 3, 4), tensor.SpectralWeightShape(d, 3, 6, 4)
+		wu, wv := rnd(ref, 41, us...), rnd(ref, 42, vs...)
+		add(name+" LowRankSpectralConv", func() []*tensor.Tensor {
+			y := both(ref, nil, ysh...)
+			dx, du, dv := gradPair(ref, 43, sh...), gradPair(ref, 44, us...), gradPair(ref, 45, vs...)
+			gpu.LowRankSpectralConv(y.g, x.g, wu.g, wv.g, 4)
+			gpu.LowRankSpectralConvBackward(dx.g, du.g, dv.g, dy.g, x.g, wu.g, wv.g, 4)
+			return []*tensor.Tensor{y.g, dx.g, du.g, dv.g}
 		})
 
 		{

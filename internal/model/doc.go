@@ -18,6 +18,11 @@
 // AdditiveForBudget, CountAdditive), NewConvFNO's *ConvFNO (ConvFNOSpecFor,
 // ConvFNOForBudget, CountConvFNO) and NewCNO's *CNO (CNOSpecFor,
 // CNOForBudget, CountCNO). CountUHNO and CountFNO give the
+// Model; so does NewAdditive's *Additive (AdditiveSpecFor,
+// AdditiveForBudget, CountAdditive), NewFFNO's *FFNO and NewLogLoFNO's
+// *LogLoFNO (the F-FNO and LogLo-FNO baselines in the paper's reading,
+// with XSpecFor, XForBudget and CountX); FNOWiderSpec is the FNO-wider
+// preset of Tab. fno-wider. CountUHNO and CountFNO give the
 // parameter count of a spec without allocating; WidthForBudget, UHNOForBudget and FNOForBudget choose widths
 // for a parameter target (FNO is matched to U-HNO within 10%, App. C).
 // Model.Mode exposes the ablation mode so that the loss can drop its terms
@@ -58,6 +63,9 @@
 // block.i.w.{w,b} and proj. A 1x1 weight is [Cout, Cin] (PyTorch's Conv
 // local.i.w.{w,b} and proj; Conv-FNO and CNO list theirs in their type
 // comments (3^d convolutions [Cout, Cin, 3, ..., 3] with bias). A 1x1 weight is [Cout, Cin] (PyTorch's Conv
+// local.i.w.{w,b} and proj; F-FNO has FNO's with block.i.spectral.u
+// [2^(d-1), C, r, K0..., 2] and block.i.spectral.v [2^(d-1), r, C, K0...,
+// 2] in place of block.i.spectral.w; LogLo-FNO has exactly FNO's. A 1x1 weight is [Cout, Cin] (PyTorch's Conv
 // weight without its unit kernel axes); down.l.w is
 // [C_{l+1}, C_l, 3, ..., 3] as in PyTorch. Every 1x1, stride-2 and
 // depthwise convolution has a bias (PyTorch's Conv default); the spectral

@@ -57,7 +57,8 @@ func rescale(b tensor.Backend, m Model, seed uint64) {
 		switch {
 		case strings.HasSuffix(p.Name, ".log_sigma"):
 			continue
-		case strings.HasSuffix(p.Name, "fourier.w") || strings.HasSuffix(p.Name, "spectral.w"):
+		case strings.HasSuffix(p.Name, "fourier.w") || strings.HasSuffix(p.Name, "spectral.w"),
+			strings.HasSuffix(p.Name, "spectral.u") || strings.HasSuffix(p.Name, "spectral.v"):
 			scale = 1 / math.Sqrt(float64(p.Shape[1]))
 		case strings.HasSuffix(p.Name, "wavelet.w"): // [Cin, Cout, corner...]: a 1x1 per point
 			scale = math.Sqrt(3 / float64(p.Shape[0]))

@@ -150,6 +150,28 @@ type Backend interface {
 	SpectralConv(y, x, w *Tensor, k0 int)
 	SpectralConvBackward(dx, dw, dy, x, w *Tensor, k0 int)
 
+	// SpectralConvModes is SpectralConv with an explicit list of kept
+	// frequencies on the last (rfft) axis (LogLo-FNO's log allocation,
+	// LogModes): slot j of the last mode axis is frequency modes[j]
+	// instead of j. modes is strictly increasing with 0 <= f and 2f < N,
+	// and len(modes) <= k0; every other axis keeps SpectralConv's corners
+	// [0:K] and [N-K:N], K = min(k0, N/2). w is SpectralConv's
+	// [2^(d-1), Cin, Cout, K0..., 2], read at last-axis slots
+	// j < len(modes). With modes = 0..min(k0, N/2)-1 it is SpectralConv.
+	// An empty list keeps nothing (y = 0).
+	SpectralConvModes(y, x, w *Tensor, k0 int, modes []int)
+	SpectralConvModesBackward(dx, dw, dy, x, w *Tensor, k0 int, modes []int)
+
+	// LowRankSpectralConv is the F-FNO block's spectral convolution with a
+	// rank-R complex weight per kept mode: SpectralConv whose weight at
+	// every kept mode (and corner) is the product W = U V of u [2^(d-1),
+	// Cin, R, K0..., 2] and v [2^(d-1), R, Cout, K0..., 2] (both in
+	// SpectralConv's layout), i.e.
+	//   z[b,o,k] = D_k sum_j (sum_i X[b,i,k] U[i,j,k]) V[j,o,k].
+	// The mixing goes through the R-channel spectrum, never forming W.
+	LowRankSpectralConv(y, x, u, v *Tensor, k0 int)
+	LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v *Tensor, k0 int)
+
 	// GaussianConv is the depthwise circular convolution of the multi-scale
 	// Gaussian branch (Eq. gaussian-kernel). logSigma is [S, G]: S scales,
 	// G channel groups per scale. x has S*C channels; channel c uses scale
@@ -267,6 +289,58 @@ func ModeCap(k0, n int) int {
 		return n / 2
 	}
 	return k0
+}
+
+// LogModes returns the rfft-axis frequencies LogLo-FNO keeps on an axis
+// of n points with the mode budget k0 (paper App. "Baseline
+// Configurations": the budget "allocated proportionally to log(1+k)^-1
+// across the rfft axis"). It keeps K = min(k0, n/2) frequencies, as many
+// as SpectralConv's uniform [0:K], chosen from the whole axis below the
+// Nyquist bin, 0 <= f <= kmax with 2 kmax < n:
+//
+//   - f_0 = 0 (the DC bin, where the density 1/log(1+k) diverges);
+//   - for slots j = 1..K-1, f_j is the smallest k >= 1 with
+//     W(k) >= (j - 1/2) / (K-1) * W(kmax), where
+//     W(k) = sum_{m=1..k} 1/log(1+m): the midpoint quantiles of the
+//     density 1/log(1+k) on 1..kmax;
+//   - then f_j = max(f_j, f_{j-1}+1) upwards and
+//     f_j = min(f_j, kmax-(K-1-j)) downwards, so the K frequencies are
+//     distinct (when K = kmax+1 they are the whole axis).
+//
+// The list depends only on (k0, n) and is computed in float64 on the host,
+// so every backend keeps the same modes.
+func LogModes(k0, n int) []int {
+	k := ModeCap(k0, n)
+	if k <= 0 {
+		return nil
+	}
+	kmax := (n - 1) / 2
+	out := make([]int, k)
+	if k == kmax+1 {
+		for j := range out {
+			out[j] = j
+		}
+		return out
+	}
+	if k == 1 {
+		return out
+	}
+	cum := make([]float64, kmax+1) // cum[m] = W(m)
+	for m := 1; m <= kmax; m++ {
+		cum[m] = cum[m-1] + 1/math.Log1p(float64(m))
+	}
+	m := 1
+	for j := 1; j < k; j++ {
+		t := (float64(j) - 0.5) / float64(k-1) * cum[kmax]
+		for m < kmax && cum[m] < t {
+			m++
+		}
+		out[j] = max(m, out[j-1]+1)
+	}
+	for j := k - 1; j >= 1; j-- {
+		out[j] = min(out[j], kmax-(k-1-j))
+	}
+	return out
 }
 
 // AdamWHyper holds the hyper-parameters of one AdamW step (Backend.AdamW).

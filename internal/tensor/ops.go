@@ -298,6 +298,66 @@ func (tp *Tape) SpectralConv(x, w *Tensor, k0 int) *Tensor {
 	return y
 }
 
+// SpectralConvModes is SpectralConv keeping the last-axis frequencies
+// modes instead of [0:K] (Backend.SpectralConvModes); the weight is
+// SpectralConv's.
+func (tp *Tape) SpectralConvModes(x, w *Tensor, k0 int, modes []int) *Tensor {
+	mustField("SpectralConvModes", x)
+	checkSpectralWeight("SpectralConvModes", x, w, k0, x.Channels(), -1)
+	n := x.Shape[len(x.Shape)-1]
+	if len(modes) > k0 {
+		panic(fmt.Sprintf("tensor: SpectralConvModes: %d modes for K0=%d", len(modes), k0))
+	}
+	for j, f := range modes {
+		if f < 0 || 2*f >= n || (j > 0 && f <= modes[j-1]) {
+			panic(fmt.Sprintf("tensor: SpectralConvModes: modes %v are not increasing in [0, %d/2)", modes, n))
+		}
+	}
+	modes = append([]int(nil), modes...)
+	y := tp.out(shapeWith(x.Shape, w.Shape[2]))
+	tp.B.SpectralConvModes(y, x, w, k0, modes)
+	if tp.needs(x, w) {
+		tp.record(y, func() { tp.B.SpectralConvModesBackward(tp.g(x), tp.g(w), y.Grad, x, w, k0, modes) })
+	}
+	return y
+}
+
+// LogSpectralConv is LogLo-FNO's spectral convolution: SpectralConvModes
+// with the last-axis frequencies LogModes(k0, N) of x's grid.
+func (tp *Tape) LogSpectralConv(x, w *Tensor, k0 int) *Tensor {
+	mustField("LogSpectralConv", x)
+	return tp.SpectralConvModes(x, w, k0, LogModes(k0, x.Shape[len(x.Shape)-1]))
+}
+
+// LowRankSpectralConv is F-FNO's spectral convolution with the rank-R
+// weight U V per kept mode (Backend.LowRankSpectralConv): u is
+// SpectralWeightShape(d, Cin, R, k0) and v SpectralWeightShape(d, R, Cout,
+// k0).
+func (tp *Tape) LowRankSpectralConv(x, u, v *Tensor, k0 int) *Tensor {
+	mustField("LowRankSpectralConv", x)
+	checkSpectralWeight("LowRankSpectralConv", x, u, k0, x.Channels(), -1)
+	checkSpectralWeight("LowRankSpectralConv", x, v, k0, u.Shape[2], -1)
+	y := tp.out(shapeWith(x.Shape, v.Shape[2]))
+	tp.B.LowRankSpectralConv(y, x, u, v, k0)
+	if tp.needs(x, u, v) {
+		tp.record(y, func() { tp.B.LowRankSpectralConvBackward(tp.g(x), tp.g(u), tp.g(v), y.Grad, x, u, v, k0) })
+	}
+	return y
+}
+
+// checkSpectralWeight panics unless w is a spectral weight
+// [2^(d-1), cin, Cout, k0 (d times), 2] for x's dimension (any Cout when
+// cout < 0).
+func checkSpectralWeight(op string, x, w *Tensor, k0, cin, cout int) {
+	want := SpectralWeightShape(x.Dims(), cin, max(cout, 0), k0)
+	if cout < 0 && len(w.Shape) == len(want) {
+		want[2] = w.Shape[2]
+	}
+	if k0 < 1 || !SameShape(w.Shape, want) {
+		panic(fmt.Sprintf("tensor: %s: weight %v does not fit input %v with K0=%d, want %v", op, w.Shape, x.Shape, k0, want))
+	}
+}
+
 // GaussianConv is the depthwise circular Gaussian convolution of the
 // multi-scale Gaussian branch; logSigma is [S, G] and x has S*C channels
 // (see Backend.GaussianConv).

@@ -1,0 +1,207 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"uhno/internal/cpu"
+	"uhno/internal/tensor"
+	"uhno/internal/tensor/gradcheck"
+)
+
+// TestLogLoFNOCount: LogLo-FNO's parameters are FNO's (names, shapes,
+// values from the same seed), so its count is CountFNO's, which
+// TestPaperCounts checks against the yardstick.
+func TestLogLoFNOCount(t *testing.T) {
+	b := newBackend()
+	for _, s := range []LogLoFNOSpec{
+		{Dim: 1, InChannels: 2, OutChannels: 1, Width: 5, K0: 4, Blocks: 4, ProjHidden: 8},
+		{Dim: 2, InChannels: 10, OutChannels: 1, Width: 6, K0: 3, Blocks: 2, ProjHidden: 7},
+		{Dim: 3, InChannels: 5, OutChannels: 5, Width: 3, K0: 2, Blocks: 3, ProjHidden: 4},
+	} {
+		m, err := NewLogLoFNO(b, s, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := NewFNO(b, s.fno(), 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, alloc, want := CountLogLoFNO(s), m.Params().Count(), CountFNO(s.fno()); got != want || alloc != want {
+			t.Errorf("%+v: CountLogLoFNO %d, allocated %d, FNO %d", s, got, alloc, want)
+		}
+		if !slices.Equal(names(m), names(f)) {
+			t.Errorf("parameters %v, FNO's %v", names(m), names(f))
+		}
+		for _, p := range f.Params().List() {
+			if !sameBits(host(b, p), host(b, m.Params().Lookup(p.Name))) {
+				t.Errorf("%s differs from FNO's at the same seed", p.Name)
+			}
+		}
+	}
+}
+
+func TestLogLoFNOBudget(t *testing.T) {
+	target := 620000
+	for _, c := range budgetTasks {
+		s, err := SpecFromConfig(taskConfig(t, c.task), c.in, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := LogLoFNOForBudget(LogLoFNOSpecFor(s), target)
+		if err != nil {
+			t.Fatalf("%s: %v", c.task, err)
+		}
+		n := CountLogLoFNO(l)
+		if !withinBudget(n, target) {
+			t.Errorf("%s: width %d gives %d parameters, more than 10%% from %d", c.task, l.Width, n, target)
+		}
+		f, err := FNOForBudget(FNOSpecFor(s, 0), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.fno() != f {
+			t.Errorf("%s: LogLo-FNO %+v, matched FNO %+v: depth and width should match FNO", c.task, l, f)
+		}
+		t.Logf("%s: width %d, %d parameters (%+.1f%%)", c.task, l.Width, n, 100*float64(n-target)/float64(target))
+	}
+	if _, err := LogLoFNOForBudget(LogLoFNOSpec{Dim: 1, InChannels: 1, OutChannels: 1, K0: 16, Blocks: 4, ProjHidden: 128}, 100); err == nil {
+		t.Error("a 100-parameter budget should fail")
+	}
+	if _, err := NewLogLoFNO(newBackend(), LogLoFNOSpec{Dim: 4, InChannels: 1, OutChannels: 1, Width: 4, K0: 4, Blocks: 4, ProjHidden: 4}, 1); err == nil {
+		t.Error("dim 4 accepted")
+	}
+}
+
+// TestLogLoFNOModes: on a grid whose rfft axis has more than K0 bins
+// below Nyquist, LogLo-FNO differs from FNO with the same parameters; when
+// K0 >= N/2 both keep the whole axis and agree bit for bit; a weight slot
+// j moves only frequency LogModes[j].
+func TestLogLoFNOModes(t *testing.T) {
+	for dim := 1; dim <= 2; dim++ {
+		b := newBackend()
+		s := LogLoFNOSpec{Dim: dim, InChannels: 2, OutChannels: 1, Width: 3, K0: 4, Blocks: 2, ProjHidden: 4}
+		m, _ := NewLogLoFNO(b, s, 2)
+		f, _ := NewFNO(b, s.fno(), 2)
+		tp := tensor.NewTape(b)
+		tp.SetGrad(false)
+		for _, c := range []struct {
+			n    int
+			same bool
+		}{{32, false}, {8, true}} {
+			grid := []int{c.n, c.n}[:dim]
+			x := input(tp, 6, 2, 2, grid)
+			y1, _ := m.Forward(tp, x)
+			y2, _ := f.Forward(tp, x)
+			if sameBits(host(b, y1), host(b, y2)) != c.same {
+				t.Errorf("%dD N=%d: LogLo-FNO and FNO agree: %v, want %v", dim, c.n, !c.same, c.same)
+			}
+		}
+		if got := tensor.LogModes(4, 32); !slices.Equal(got, []int{0, 1, 5, 12}) {
+			t.Errorf("LogModes(4, 32) = %v", got)
+		}
+	}
+}
+
+// TestLogLoFNOForward: shapes and every parameter gets a gradient, 1D-3D.
+func TestLogLoFNOForward(t *testing.T) {
+	for dim := 1; dim <= 3; dim++ {
+		t.Run(fmt.Sprintf("%dD", dim), func(t *testing.T) {
+			b := newBackend()
+			m, err := NewLogLoFNO(b, LogLoFNOSpec{Dim: dim, InChannels: 2, OutChannels: 3, Width: 4, K0: 2, Blocks: 3, ProjHidden: 5}, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Name() != "loglofno" || m.Mode() != "" {
+				t.Errorf("name %q mode %q", m.Name(), m.Mode())
+			}
+			tp := tensor.NewTape(b)
+			grid := tinyGrid(dim)
+			y, _ := m.Forward(tp, input(tp, 3, 2, 2, grid))
+			if !slices.Equal(y.Shape, append([]int{2, 3}, grid...)) {
+				t.Fatalf("output %v", y.Shape)
+			}
+			m.Params().ZeroGrad()
+			tp.Backward(tp.MSE(y, tp.New(y.Shape...)))
+			for _, p := range m.Params().List() {
+				if slices.IndexFunc(host(b, p.Grad), func(v float32) bool { return v != 0 }) < 0 {
+					t.Errorf("%s gets no gradient", p.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestGradLogLoFNO(t *testing.T) {
+	for dim := 1; dim <= 2; dim++ {
+		t.Run(fmt.Sprintf("%dD", dim), func(t *testing.T) {
+			b := newBackend()
+			m, err := NewLogLoFNO(b, LogLoFNOSpec{Dim: dim, InChannels: 2, OutChannels: 1, Width: 4, K0: 3, Blocks: 3, ProjHidden: 8}, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rescale(b, m, 70)
+			// 16 points on the last axis: LogModes(3, 16) = [0 1 5], not FNO's.
+			xShape := append([]int{2, 2}, []int{12, 16}[2-dim:]...)
+			names := names(m)
+			gradcheck.Check(t, b, func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
+				bind(b, tp, m, names, in[1:])
+				y, _ := m.Forward(tp, in[0])
+				return y
+			}, checkInputs(b, m, gradcheck.Random(16, tensor.Numel(xShape)), xShape, names), gradcheck.Options{MaxProbe: 4, Seed: 17, RelTol: checkTol})
+		})
+	}
+}
+
+func TestLogLoFNODeterminism(t *testing.T) {
+	run := func(threads int) ([]float32, []float32) {
+		b := cpu.New(threads)
+		m, err := NewLogLoFNO(b, LogLoFNOSpec{Dim: 2, InChannels: 2, OutChannels: 1, Width: 6, K0: 4, Blocks: 4, ProjHidden: 8}, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _, _ := m.Params().Flat()
+		tp := tensor.NewTape(b)
+		y, _ := m.Forward(tp, input(tp, 1, 3, 2, []int{24, 20}))
+		return tensor.ToHost(b, tensor.NewTensor(data, m.Params().Count())), host(b, y)
+	}
+	p1, y1 := run(1)
+	p2, y2 := run(2)
+	if !sameBits(p1, p2) || !sameBits(y1, y2) {
+		t.Error("1 and 2 threads differ")
+	}
+}
+
+// TestFNOWiderSpec: the preset is the matched FNO at 56/24 of its width,
+// about 5x its parameters (the paper: 24 -> 56, 0.59M -> 3.18M).
+func TestFNOWiderSpec(t *testing.T) {
+	for _, c := range budgetTasks {
+		s, err := SpecFromConfig(taskConfig(t, c.task), c.in, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := UHNOForBudget(s, 620000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := FNOForBudget(FNOSpecFor(u, 0), CountUHNO(u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := FNOWiderSpec(u)
+		if want := (f.Width*56 + 12) / 24; w.Width != want {
+			t.Errorf("%s: width %d, want %d (matched %d x 56/24)", c.task, w.Width, want, f.Width)
+		}
+		g := f
+		g.Width = w.Width
+		if w != g {
+			t.Errorf("%s: %+v is not the matched FNO %+v widened", c.task, w, f)
+		}
+		ratio := float64(CountFNO(w)) / float64(CountFNO(f))
+		if ratio < 4 || ratio > 6.5 {
+			t.Errorf("%s: %.2fx the matched FNO's parameters, want about 5x", c.task, ratio)
+		}
+		t.Logf("%s: FNO width %d (%d) -> FNO-wider width %d (%d parameters, %.2fx)", c.task, f.Width, CountFNO(f), w.Width, CountFNO(w), ratio)
+	}
+}
