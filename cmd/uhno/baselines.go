@@ -61,6 +61,31 @@ func baselines() []baseline {
 		}, model.NewWNO, func(s model.WNOSpec) string {
 			return fmt.Sprintf("width %d, %d blocks, %d levels", s.Width, s.Blocks, s.Levels)
 		}),
+		newBaseline("ffno", "F-FNO, the paper's reading: rank-8 spectral weights", func(u model.Spec, _ []int, target int) (model.FFNOSpec, error) {
+			return model.FFNOForBudget(model.FFNOSpecFor(u), target)
+		}, model.NewFFNO, func(s model.FFNOSpec) string {
+			return fmt.Sprintf("width %d, rank %d, %d blocks, K0 %d", s.Width, s.Rank, s.Blocks, s.K0)
+		}),
+		newBaseline("loglofno", "LogLo-FNO: modes allocated by 1/log(1+k)", func(u model.Spec, _ []int, target int) (model.LogLoFNOSpec, error) {
+			return model.LogLoFNOForBudget(model.LogLoFNOSpecFor(u), target)
+		}, model.NewLogLoFNO, func(s model.LogLoFNOSpec) string {
+			return fmt.Sprintf("width %d, %d blocks, K0 %d", s.Width, s.Blocks, s.K0)
+		}),
+		newBaseline("convfno", "Conv-FNO: U-Net pre-processor, then FNO", func(u model.Spec, _ []int, target int) (model.ConvFNOSpec, error) {
+			return model.ConvFNOForBudget(model.ConvFNOSpecFor(u), target)
+		}, model.NewConvFNO, func(s model.ConvFNOSpec) string {
+			return fmt.Sprintf("U-Net %d levels from width %d, FNO width %d, %d blocks", s.UNetLevels, s.UNetWidth, s.Width, s.Blocks)
+		}),
+		newBaseline("cno", "convolutional neural operator, band-limited resampling", func(u model.Spec, _ []int, target int) (model.CNOSpec, error) {
+			return model.CNOForBudget(model.CNOSpecFor(u), target)
+		}, model.NewCNO, func(s model.CNOSpec) string {
+			return fmt.Sprintf("bottleneck width %d, %d levels, %d neck blocks", s.Width, s.Levels, s.NeckBlocks)
+		}),
+		newBaseline("fno-wider", "FNO at the paper's Tab. fno-wider width ratio 56/24, not matched", func(u model.Spec, _ []int, _ int) (model.FNOSpec, error) {
+			return model.FNOWiderSpec(u), nil
+		}, model.NewFNO, func(s model.FNOSpec) string {
+			return fmt.Sprintf("width %d, %d blocks, K0 %d", s.Width, s.Blocks, s.K0)
+		}),
 	}
 }
 

@@ -421,7 +421,11 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		return err
 	}
 	if runDir == "" {
-		runDir = filepath.Join("runs", cfg.Task+"-"+m.Name())
+		name := m.Name() // uhno, uhno-A, ...
+		if rec.Model != "uhno" {
+			name = rec.Model // fno-wider builds an FNO: keep it apart from runs/<task>-fno
+		}
+		runDir = filepath.Join("runs", cfg.Task+"-"+name)
 	}
 	fmt.Fprintf(opts.Out, "%s on %s: %s\n", cfg.Task, backend.Name(), desc)
 	valPairs := 0
