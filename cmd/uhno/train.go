@@ -154,9 +154,9 @@ type buildRecord struct {
 	// Baseline is the spec of one of baselines() (Model names which), as
 	// its model package type encodes it.
 	Baseline json.RawMessage `json:"baseline,omitempty"`
-	Data     string              `json:"data"`   // the data file, an absolute path (relative in older checkpoints: as given)
-	Stride   int                 `json:"stride"` // spatial subsampling on read
-	ValPairs int                 `json:"val_pairs"`
+	Data     string          `json:"data"`   // the data file, an absolute path (relative in older checkpoints: as given)
+	Stride   int             `json:"stride"` // spatial subsampling on read
+	ValPairs int             `json:"val_pairs"`
 	// DataStamp fingerprints the data file as the run first indexed it
 	// (size and sampled SHA-256, data.FileStamp); a resume refuses a file
 	// that no longer matches. Absent in checkpoints of older versions.
