@@ -67,11 +67,24 @@ func benchPresets() []benchPreset {
 	return []benchPreset{
 		{"burgers", "Burgers, N = 128, batch 32: U-HNO and FNO",
 			[]benchEntry{bu("uhno", ""), bu("fno", "")}},
-		{"cost-ns2d", "Table cost: NS-2D 128x128, batch 16: U-HNO and FNO",
-			[]benchEntry{ns("uhno", ""), ns("fno", "")}},
+		{"cost-ns2d", "Table cost: NS-2D 128x128, batch 16: U-HNO, FNO, FNO-wider and the six other baselines",
+			costModels(ns)},
 		{"cost-spar", "Table cost-spar: U-HNO Full (SPAR) against mode F (additive fusion), both shapes above",
 			[]benchEntry{ns("uhno", model.ModeFull), ns("uhno", model.ModeNoSPAR), bu("uhno", model.ModeFull), bu("uhno", model.ModeNoSPAR)}},
 	}
+}
+
+// costModels are the rows of Table cost: U-HNO, FNO, FNO-wider and every
+// other baseline uhno builds (not the flat additive hybrid, a diagnostic
+// the table does not list).
+func costModels(at func(m, mode string) benchEntry) []benchEntry {
+	var es []benchEntry
+	for _, m := range modelNames() {
+		if m != "additive" {
+			es = append(es, at(m, ""))
+		}
+	}
+	return es
 }
 
 // presetNames lists the presets' names in order.
@@ -266,8 +279,8 @@ func benchPlan(opts *benchOptions) (string, []benchEntry, error) {
 		return "", nil, fmt.Errorf("bench: --repeats %d: want at least 1", opts.Repeats)
 	case opts.Warmup < 0 || opts.Batch < 0 || opts.Grid < 0 || opts.Threads < 0:
 		return "", nil, fmt.Errorf("bench: --warmup, --batch, --grid and --threads must not be negative")
-	case opts.Model != "" && opts.Model != "uhno" && opts.Model != "fno":
-		return "", nil, fmt.Errorf("bench: --model %q: want uhno or fno", opts.Model)
+	case opts.Model != "" && !slices.Contains(modelNames(), opts.Model):
+		return "", nil, fmt.Errorf("bench: --model %q: want one of %s", opts.Model, strings.Join(modelNames(), ", "))
 	case opts.Task != "" && !slices.Contains(config.TaskNames(), opts.Task):
 		return "", nil, fmt.Errorf("bench: --task %q: want one of %s", opts.Task, strings.Join(config.TaskNames(), ", "))
 	}
@@ -316,8 +329,8 @@ func benchPlan(opts *benchOptions) (string, []benchEntry, error) {
 		}
 	}
 	lossOnly := []string{model.ModeFull, model.ModeNoCBC, model.ModeNoH1, model.ModeMSE}
-	if mode != "" && opts.Model == "fno" && !slices.Contains(lossOnly, mode) {
-		return "", nil, fmt.Errorf("bench: --mode %s changes U-HNO's architecture; FNO takes only the loss modes C, D and E", mode)
+	if mode != "" && opts.Model != "" && opts.Model != "uhno" && !slices.Contains(lossOnly, mode) {
+		return "", nil, fmt.Errorf("bench: --mode %s changes U-HNO's architecture; --model %s takes only the loss modes C, D and E", mode, opts.Model)
 	}
 	for i := range entries {
 		e := &entries[i]
@@ -366,9 +379,12 @@ func benchCase(e benchEntry, params string, be tensor.Backend) (bench.Case, stri
 		return bench.Case{}, "", fmt.Errorf("bench: %s at grid %s: %w", e.Task, tensor.ShapeString(cfg.PDE.Grid), err)
 	}
 	name := cfg.Task + "/" + m.Name()
-	if rec.FNO != nil {
+	switch {
+	case rec.Model != "uhno" && rec.Model != m.Name():
+		name = cfg.Task + "/" + rec.Model // fno-wider builds an FNO
+	case rec.FNO != nil:
 		name += fmt.Sprintf(" width=%d", rec.FNO.Width)
-	} else {
+	case rec.UHNO != nil:
 		name += fmt.Sprintf(" C0=%d", rec.UHNO.C0)
 	}
 	b := cfg.Optim.Batch

@@ -34,7 +34,7 @@ func TestBenchPlan(t *testing.T) {
 		want   []benchEntry
 	}{
 		{nil, "burgers", []benchEntry{{"burgers", 128, 32, "uhno", ""}, {"burgers", 128, 32, "fno", ""}}},
-		{[]string{"--preset", "cost-ns2d"}, "cost-ns2d", []benchEntry{{"ns2d", 128, 16, "uhno", ""}, {"ns2d", 128, 16, "fno", ""}}},
+		{[]string{"--preset", "cost-ns2d"}, "cost-ns2d", costRows("uhno", "fno", "wno", "ffno", "loglofno", "convfno", "cno", "fno-wider")},
 		{[]string{"--preset", "cost-spar"}, "cost-spar", []benchEntry{{"ns2d", 128, 16, "uhno", "full"}, {"ns2d", 128, 16, "uhno", "F"},
 			{"burgers", 128, 32, "uhno", "full"}, {"burgers", 128, 32, "uhno", "F"}}},
 		{[]string{"--preset", "cost-spar", "--task", "ns2d", "--grid", "64"}, "cost-spar", []benchEntry{{"ns2d", 64, 16, "uhno", "full"}, {"ns2d", 64, 16, "uhno", "F"}}},
@@ -60,7 +60,7 @@ func TestBenchErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--preset", "cost"}, `bench: --preset "cost": want one of burgers, cost-ns2d, cost-spar`},
-		{[]string{"--model", "gno"}, `bench: --model "gno": want uhno or fno`},
+		{[]string{"--model", "nope"}, `bench: --model "nope": want one of ` + strings.Join(modelNames(), ", ")},
 		{[]string{"--mode", "Z"}, `bench: --mode "Z": want full or one of A..I (Tab. ablation-setup)`},
 		{[]string{"--repeats", "0"}, "bench: --repeats 0: want at least 1"},
 		{[]string{"--batch", "-1"}, "bench: --warmup, --batch, --grid and --threads must not be negative"},
@@ -69,7 +69,7 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"--preset", "cost-spar", "--mode", "F"}, "bench: --mode does not apply to preset cost-spar, which compares modes full and F"},
 		{[]string{"--preset", "cost-spar", "--model", "fno"}, "bench: preset cost-spar has no fno rows: it compares U-HNO's modes full and F"},
 		{[]string{"--preset", "burgers", "--task", "ns2d"}, "bench: preset burgers has no ns2d rows; drop --preset to measure ns2d at its own shape"},
-		{[]string{"--task", "burgers", "--model", "fno", "--mode", "F"}, "bench: --mode F changes U-HNO's architecture; FNO takes only the loss modes C, D and E"},
+		{[]string{"--task", "burgers", "--model", "fno", "--mode", "F"}, "bench: --mode F changes U-HNO's architecture; --model fno takes only the loss modes C, D and E"},
 		{[]string{"--grid", "12"}, "bench: burgers at grid 12: model: uhno with 3 levels needs every grid axis to be a multiple of 8 with at least 2 points at the coarsest level, got [12]"},
 		{[]string{"--grid", "4"}, "bench: burgers: config: key pde.grid: got [4], want at least 8 cells per axis (2^model.levels, so the coarsest level keeps a cell)"},
 		{[]string{"--warmup", "x"}, `invalid argument "x" for "--warmup" flag: strconv.ParseInt: parsing "x": invalid syntax (see 'uhno bench --help')`},
@@ -135,4 +135,13 @@ func TestBenchJSON(t *testing.T) {
 	if !strings.Contains(stderr, "| burgers/fno width=") {
 		t.Fatalf("--json -: the table is not on stderr:\n%s", stderr)
 	}
+}
+
+// costRows are the rows of preset cost-ns2d for the models named.
+func costRows(names ...string) []benchEntry {
+	var rows []benchEntry
+	for _, m := range names {
+		rows = append(rows, benchEntry{"ns2d", 128, 16, m, ""})
+	}
+	return rows
 }
