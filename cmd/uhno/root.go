@@ -77,15 +77,17 @@ Tasks (the paper's benchmarks; each has a built-in configuration):
 	b.WriteString(`
 Commands: "config" prints a task's merged configuration, "datagen"
 generates a task's dataset (or indexes a PDEBench file), "train" trains
-U-HNO (any ablation mode A-I) or the FNO baseline on a task, generating
-its data on first use, "eval" rolls trained runs out on the test
+U-HNO (any ablation mode A-I) or a baseline (--model: FNO, FNO-wider,
+WNO, F-FNO, LogLo-FNO, Conv-FNO, CNO, each matched to
+U-HNO's parameter count; the flat additive hybrid of the gradient-angle
+diagnostic) on a task, generating its data on first use (--dry-run
+plans a run without touching data), "eval" rolls trained runs out on the test
 trajectories and reports the paper's metrics with tables and figures,
 "ablate" trains and evaluates the nine ablation modes of Tab.
 ablation-setup beside Full under one schedule (or sweeps one setting),
 "bench" measures parameters, FLOPs, step times and memory, "report"
 rebuilds the paper's tables and figures from those outputs beside the
-paper's values, and "doctor" reports the build and the machine. The
-other six baselines of the paper are not in this version yet.
+paper's values, and "doctor" reports the build and the machine.
 
 Builds: bin/uhno (make build) is the CPU build: runs on any machine.
 bin/uhno-cuda (make cuda) computes on an NVIDIA GPU with hand-written

@@ -26,7 +26,7 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "help explains the tool", args: []string{"--help"},
 			wantOut: []string{"U-HNO", "SPAR", "Fourier branch", "Gaussian", "burgers", "ks", "kdv", "adv2d", "ac2d", "ns2d", "darcy", "cfd3d",
-				"config", "datagen", "train", "eval", "bench", "doctor", "CPU build", "bin/uhno-cuda", "emulator", "not in this version yet"}},
+				"config", "datagen", "train", "eval", "bench", "doctor", "CPU build", "bin/uhno-cuda", "emulator", "ablate", "report", "--dry-run"}},
 		{name: "no arguments prints help", args: nil, wantOut: []string{"Usage:", "Available Commands:"}},
 		{name: "version flag", args: []string{"--version"}, wantOut: []string{"uhno version dev"}},
 		{name: "config help", args: []string{"config", "--help"}, wantOut: []string{"--task", "--set", "--json", "UHNO_OPTIM_LR"}},
