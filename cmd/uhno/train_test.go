@@ -54,7 +54,7 @@ func TestTrainFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--task", "burgers", "--model", "gno"}, `train: --model "gno": want one of uhno, fno, additive, wno, ffno, loglofno, convfno, cno, fno-wider`},
+		{[]string{"--task", "burgers", "--model", "gnn"}, `train: --model "gnn": want one of uhno, fno, additive, wno, ffno, loglofno, convfno, cno, gno, fno-wider`},
 		{[]string{"--task", "burgers", "--width", "56"}, "train: --width sets the FNO's width; use --params to size U-HNO"},
 		{[]string{"--resume", "runs/x", "--warmup", "10"}, "train: --warmup cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
 		{[]string{"--resume", "runs/x", "--set", "optim.lr=1"}, "train: --set cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
