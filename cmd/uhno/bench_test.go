@@ -34,7 +34,7 @@ func TestBenchPlan(t *testing.T) {
 		want   []benchEntry
 	}{
 		{nil, "burgers", []benchEntry{{"burgers", 128, 32, "uhno", ""}, {"burgers", 128, 32, "fno", ""}}},
-		{[]string{"--preset", "cost-ns2d"}, "cost-ns2d", costRows("uhno", "fno", "wno", "ffno", "loglofno", "convfno", "cno", "fno-wider")},
+		{[]string{"--preset", "cost-ns2d"}, "cost-ns2d", costRows("uhno", "fno", "wno", "ffno", "loglofno", "convfno", "cno", "gno", "fno-wider")},
 		{[]string{"--preset", "cost-spar"}, "cost-spar", []benchEntry{{"ns2d", 128, 16, "uhno", "full"}, {"ns2d", 128, 16, "uhno", "F"},
 			{"burgers", 128, 32, "uhno", "full"}, {"burgers", 128, 32, "uhno", "F"}}},
 		{[]string{"--preset", "cost-spar", "--task", "ns2d", "--grid", "64"}, "cost-spar", []benchEntry{{"ns2d", 64, 16, "uhno", "full"}, {"ns2d", 64, 16, "uhno", "F"}}},

@@ -10,7 +10,7 @@ import (
 )
 
 // dryRunModels are the models --dry-run is checked for.
-var dryRunModels = []string{"uhno", "fno", "additive", "wno", "ffno", "loglofno", "convfno", "cno"}
+var dryRunModels = []string{"uhno", "fno", "additive", "wno", "ffno", "loglofno", "convfno", "cno", "gno"}
 
 // TestTrainDryRun: for every model on burgers, ks, ns2d and darcy at
 // --params 0.62M, --dry-run prints a parameter count within 10% of Full

@@ -652,7 +652,7 @@ func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRe
 		}
 		switch bl, isBaseline := findBaseline(rec.Model); {
 		case isBaseline:
-			raw, err := bl.plan(spec, cfg.PDE.Grid)
+			raw, err := bl.plan(spec, cfg.PDE.Grid, cfg.PDE.Boundary != "dirichlet")
 			if err != nil {
 				return nil, "", err
 			}

@@ -372,6 +372,24 @@ func (c *Counter) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) 
 	c.inner.DepthwiseConvBackward(dx, dw, dbias, dy, x, w)
 }
 
+// StencilMessage implements tensor.Backend: 2 B Cout Cin S N (one
+// multiply-add per offset, channel pair and point; dropped edges of a
+// non-periodic grid are counted too), plus B Cout N for the mean.
+func (c *Counter) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic bool) {
+	s := float64(len(offsets) / x.Dims())
+	c.add("StencilMessage", 2*s*float64(x.Channels())*numel(y)+numel(y), 0)
+	c.inner.StencilMessage(y, x, k, offsets, periodic)
+}
+
+// StencilMessageBackward implements tensor.Backend: 2 B Cout Cin S N for
+// each of dx and dk, plus B Cout N to scale dy.
+func (c *Counter) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offsets []int, periodic bool) {
+	s := float64(len(offsets) / x.Dims())
+	m := 2 * s * float64(x.Channels()) * numel(dy)
+	c.add("StencilMessageBackward", flag(dx)*m+flag(dk)*m+numel(dy), 0)
+	c.inner.StencilMessageBackward(dx, dk, dy, x, k, offsets, periodic)
+}
+
 // waveletFLOPs is one direction of the d-dimensional db4 transform of
 // `planes` planes: at level l every real axis filters the corner of side
 // N/2^(l-1) with 8 low-pass and 8 high-pass taps per pair of outputs, one

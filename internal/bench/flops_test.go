@@ -56,6 +56,17 @@ func TestOpFLOPs(t *testing.T) {
 		}, 876, 0},
 		// 2D 4x4, 2 channels: 2 * 3^2 per point of 32 = 576; bias 32.
 		{"depthwise 2D", "DepthwiseConv", func(c *Counter) { c.DepthwiseConv(f(1, 2, 4, 4), f(1, 2, 4, 4), f(2, 3, 3), f(2)) }, 608, 0},
+		// 2D 4x4, B 1, Cin 2 -> Cout 3, 8 offsets: 2*8*2 per output of 48 = 1536; mean 48.
+		{"stencil message 2D", "StencilMessage", func(c *Counter) {
+			c.StencilMessage(f(1, 3, 4, 4), f(1, 2, 4, 4), f(8, 6, 1), make([]int, 16), true)
+		}, 1584, 0},
+		// dx 1536 + dk 1536 + scaling 48; dk only: 1536 + 48.
+		{"stencil message backward", "StencilMessageBackward", func(c *Counter) {
+			c.StencilMessageBackward(f(1, 2, 4, 4), f(8, 6, 1), f(1, 3, 4, 4), f(1, 2, 4, 4), f(8, 6, 1), make([]int, 16), true)
+		}, 3120, 0},
+		{"stencil message backward, dk only", "StencilMessageBackward", func(c *Counter) {
+			c.StencilMessageBackward(nil, f(8, 6, 1), f(1, 3, 4, 4), f(1, 2, 4, 4), f(8, 6, 1), make([]int, 16), false)
+		}, 1584, 0},
 		// 1D N 5, B 2, 3 channels: 2 * 3 per point of 30 = 180, no bias.
 		{"depthwise 1D without bias", "DepthwiseConv", func(c *Counter) { c.DepthwiseConv(f(2, 3, 5), f(2, 3, 5), f(3, 3), nil) }, 180, 0},
 		// dx 576 + dw 576 + dbias 32.

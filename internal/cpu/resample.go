@@ -34,6 +34,8 @@ const (
 	rsSlotDP            // dP = W^T dY of one tile
 	rsSlotUpTmp1        // Upsample2x intermediate after one axis
 	rsSlotUpTmp2        // Upsample2x intermediate after two axes
+	rsSlotStInv         // StencilMessage 1/|N(p)| of one tile
+	rsSlotStDY          // StencilMessage scaled dy of one tile
 	rsFloatSlots
 )
 

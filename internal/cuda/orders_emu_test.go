@@ -128,6 +128,22 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			gpu.Conv3Backward(dx.g, dw.g, db.g, dy.g, x.g, wc3.g)
 			return []*tensor.Tensor{y.g, dx.g, dw.g, db.g}
 		})
+		stOff := tensor.MooreStencil(d)
+		var stFlat []int
+		for _, o := range stOff {
+			stFlat = append(stFlat, o...)
+		}
+		sks := []int{len(stOff), 6 * c, 1}
+		kst := rnd(ref, 45, sks...)
+		for _, periodic := range []bool{true, false} {
+			add(fmt.Sprintf("%s StencilMessage periodic=%v", name, periodic), func() []*tensor.Tensor {
+				y := both(ref, nil, ysh...)
+				dx, dk := gradPair(ref, 46, sh...), gradPair(ref, 47, sks...)
+				gpu.StencilMessage(y.g, x.g, kst.g, stFlat, periodic)
+				gpu.StencilMessageBackward(dx.g, dk.g, dy.g, x.g, kst.g, stFlat, periodic)
+				return []*tensor.Tensor{y.g, dx.g, dk.g}
+			})
+		}
 		add(name+" ReLU", func() []*tensor.Tensor {
 			y, dx := both(ref, nil, sh...), gradPair(ref, 44, sh...)
 			gpu.ReLU(y.g, x.g)

@@ -22,7 +22,9 @@
 // AdditiveForBudget, CountAdditive), NewFFNO's *FFNO and NewLogLoFNO's
 // *LogLoFNO (the F-FNO and LogLo-FNO baselines in the paper's reading,
 // with XSpecFor, XForBudget and CountX); FNOWiderSpec is the FNO-wider
-// preset of Tab. fno-wider. CountUHNO and CountFNO give the
+// preset of Tab. fno-wider; NewGNO's *GNO is the graph kernel network
+// (GNOSpecFor, GNOForBudget, CountGNO; its parameters are in its type
+// comment). CountUHNO and CountFNO give the
 // parameter count of a spec without allocating; WidthForBudget, UHNOForBudget and FNOForBudget choose widths
 // for a parameter target (FNO is matched to U-HNO within 10%, App. C).
 // Model.Mode exposes the ablation mode so that the loss can drop its terms

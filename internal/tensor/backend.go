@@ -111,6 +111,25 @@ type Backend interface {
 	Conv3(y, x, w, bias *Tensor)
 	Conv3Backward(dx, dw, dbias, dy, x, w *Tensor)
 
+	// StencilMessage is the message passing of the GNO baseline (graph
+	// kernel network, Li et al. 2020) on a grid graph whose edges are a
+	// fixed stencil: node p receives from its neighbours p + s for the S
+	// offsets s, and since the edge feature (the coordinate difference) is
+	// the same at every node, the kernel kappa(s) is one [Cout, Cin] matrix
+	// per offset:
+	//   y[b,o,p] = (1/|N(p)|) sum_{s in N(p)} sum_i k[s,o,i] x[b,i,p+s].
+	// x is [B, Cin, spatial...], y [B, Cout, spatial...] (same grid), k
+	// holds S*Cout*Cin values in [S, Cout, Cin] order (any shape with that
+	// layout, e.g. the [S, Cout*Cin, 1] output of the kernel MLP), offsets
+	// the S offsets flattened, offsets[s*d + a] on spatial axis a (d axes),
+	// |offsets[s*d + a]| <= N_a.
+	// periodic wraps p + s around every axis and N(p) is every offset
+	// (|N| = S); otherwise offsets that leave the grid are dropped and
+	// |N(p)| counts those that stay (a node with none gets 0). The mean
+	// is the sum times float32(1/|N(p)|).
+	StencilMessage(y, x, k *Tensor, offsets []int, periodic bool)
+	StencilMessageBackward(dx, dk, dy, x, k *Tensor, offsets []int, periodic bool)
+
 	// ReLU y = max(x, 0); the backward passes dy where x > 0 (0 at x = 0,
 	// PyTorch's convention).
 	ReLU(y, x *Tensor)

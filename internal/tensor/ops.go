@@ -181,6 +181,67 @@ func (tp *Tape) Conv3(x, w, bias *Tensor) *Tensor {
 	return y
 }
 
+// StencilMessage is GNO's message passing on a stencil grid graph
+// (Backend.StencilMessage): y[b,o,p] = mean_{s in N(p)} sum_i
+// k[s,o,i] x[b,i,p+s], with the S offsets given per offset (each of
+// x.Dims() integers, |s_a| <= N_a). k holds S*cout*Cin values in
+// [S, cout, Cin] order and its first axis is S (the kernel MLP's
+// [S, cout*Cin, 1] output fits). periodic wraps around every axis;
+// otherwise offsets that leave the grid are dropped from the mean.
+func (tp *Tape) StencilMessage(x, k *Tensor, cout int, offsets [][]int, periodic bool) *Tensor {
+	mustField("StencilMessage", x)
+	d, cin := x.Dims(), x.Channels()
+	if len(offsets) == 0 || cout < 1 {
+		panic(fmt.Sprintf("tensor: StencilMessage: %d offsets and %d output channels, want >= 1", len(offsets), cout))
+	}
+	if len(k.Shape) < 1 || k.Shape[0] != len(offsets) || k.Numel() != len(offsets)*cout*cin {
+		panic(fmt.Sprintf("tensor: StencilMessage: kernel %v, want %d offsets x %d x %d values", k.Shape, len(offsets), cout, cin))
+	}
+	flat := make([]int, 0, len(offsets)*d)
+	for _, o := range offsets {
+		if len(o) != d {
+			panic(fmt.Sprintf("tensor: StencilMessage: offset %v for %d spatial axes", o, d))
+		}
+		for a, v := range o {
+			if n := x.Shape[2+a]; v < -n || v > n {
+				panic(fmt.Sprintf("tensor: StencilMessage: offset %v does not fit grid %v", o, x.Spatial()))
+			}
+		}
+		flat = append(flat, o...)
+	}
+	y := tp.out(shapeWith(x.Shape, cout))
+	tp.B.StencilMessage(y, x, k, flat, periodic)
+	if tp.needs(x, k) {
+		tp.record(y, func() { tp.B.StencilMessageBackward(tp.g(x), tp.g(k), y.Grad, x, k, flat, periodic) })
+	}
+	return y
+}
+
+// MooreStencil is the offsets of the radius-1 Chebyshev neighbourhood in d
+// dimensions without the centre, 3^d - 1 offsets in row-major order of
+// {-1, 0, 1}^d: 2 in 1D, the 8 neighbours of the 3x3 stencil in 2D, 26 in
+// 3D (GNO's grid graph).
+func MooreStencil(d int) [][]int {
+	var out [][]int
+	n := 1
+	for range d {
+		n *= 3
+	}
+	for t := 0; t < n; t++ {
+		o := make([]int, d)
+		r, centre := t, true
+		for a := d - 1; a >= 0; a-- {
+			o[a] = r%3 - 1
+			r /= 3
+			centre = centre && o[a] == 0
+		}
+		if !centre {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // ReLU returns max(x, 0).
 func (tp *Tape) ReLU(x *Tensor) *Tensor {
 	y := tp.out(x.Shape)

@@ -1,0 +1,81 @@
+//go:build cuda || cudaemu
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+
+	"uhno/internal/tensor"
+)
+
+// smBlock is the block size of sm_backward_dk (its shared array holds 256
+// doubles; the tree needs a power of two).
+const smBlock = 256
+
+// stencilTables is the StencilMessage state in b.state["stencil"]: the
+// device table of each offset list seen.
+type stencilTables struct {
+	tabs map[string]*Buf
+}
+
+// stencilTable returns the device table of the offsets padded to three
+// axes, off[3s + a] as int32 carried bit for bit in float32 slots. It is
+// uploaded on the first call with that list (and dimension) and kept
+// until Close, so a captured step uploads nothing.
+func (b *Backend) stencilTable(offsets []int, d int) *Buf {
+	st, _ := b.state["stencil"].(*stencilTables)
+	if st == nil {
+		st = &stencilTables{tabs: map[string]*Buf{}}
+		b.state["stencil"] = st
+	}
+	key := fmt.Sprint(d, offsets)
+	if t, ok := st.tabs[key]; ok {
+		return t
+	}
+	s := len(offsets) / d
+	tab := make([]float32, 3*s)
+	for i := 0; i < s; i++ {
+		for a := 0; a < d; a++ {
+			tab[3*i+3-d+a] = math.Float32frombits(uint32(int32(offsets[i*d+a])))
+		}
+	}
+	t := b.Alloc(len(tab)).(*Buf)
+	b.Upload(t, tab)
+	st.tabs[key] = t
+	return t
+}
+
+// StencilMessage implements tensor.Backend: one thread per output value
+// (kernels/stencil.cu sm_forward).
+func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic bool) {
+	if y.Numel() == 0 {
+		return
+	}
+	d, n0, n1, n2 := convArgs(x)
+	off := b.stencilTable(offsets, d)
+	b.launch("sm_forward", Elementwise(y.Numel()), buf(y), buf(x), buf(k), off, x.Batch(), x.Channels(), y.Channels(),
+		len(offsets)/d, boolInt(periodic), n0, n1, n2)
+}
+
+// StencilMessageBackward implements tensor.Backend: dx += the gather of
+// the edges that read each input point (sm_backward_dx, one thread per
+// value); dk += its sums over the batch and the grid, one block per entry
+// with fixed-order double sums (sm_backward_dk, deterministic, no
+// atomics). A nil gradient is skipped.
+func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offsets []int, periodic bool) {
+	if dy.Numel() == 0 || (dx == nil && dk == nil) {
+		return
+	}
+	d, n0, n1, n2 := convArgs(x)
+	off := b.stencilTable(offsets, d)
+	s, cin, cout := len(offsets)/d, x.Channels(), dy.Channels()
+	if dx != nil {
+		b.launch("sm_backward_dx", Elementwise(dx.Numel()), buf(dx), buf(dy), buf(k), off, x.Batch(), cin, cout, s,
+			boolInt(periodic), n0, n1, n2)
+	}
+	if dk != nil {
+		b.launch("sm_backward_dk", PerRow(s*cout*cin, smBlock), buf(dk), buf(dy), buf(x), off, x.Batch(), cin, cout, s,
+			boolInt(periodic), n0, n1, n2)
+	}
+}

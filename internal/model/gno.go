@@ -1,0 +1,214 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+
+	"uhno/internal/tensor"
+)
+
+// GNOKernelHidden is the hidden width of GNO's kernel MLP (the paper does
+// not give it; GNOForBudget sizes the model by its width).
+const GNOKernelHidden = 64
+
+// GNOSpec is the architecture of the graph kernel network baseline (paper
+// Sec. 4.1 "Baselines", App. "Baseline Configurations", li2020neural);
+// see GNO.
+type GNOSpec struct {
+	// Dim is the number of spatial axes (1, 2 or 3).
+	Dim int
+	// InChannels and OutChannels are the input and output fields' channels.
+	InChannels, OutChannels int
+	// Width is the channel width of every message-passing round
+	// (GNOForBudget picks it for a parameter target).
+	Width int
+	// KernelHidden is the hidden width of the 2-layer kernel MLP kappa.
+	KernelHidden int
+	// Rounds is the number of message-passing rounds (4 in the paper).
+	Rounds int
+	// ProjHidden is the hidden width of the projection 1x1 -> GELU -> 1x1.
+	ProjHidden int
+	// Periodic wraps the grid graph's edges around every axis; otherwise
+	// edges that would leave the grid are absent and each node averages
+	// over the neighbours it has.
+	Periodic bool
+}
+
+// Validate reports the first inconsistency in s.
+func (s GNOSpec) Validate() error {
+	switch {
+	case s.Dim < 1 || s.Dim > 3:
+		return fmt.Errorf("model: gno dim %d, want 1, 2 or 3", s.Dim)
+	case s.InChannels < 1 || s.OutChannels < 1:
+		return fmt.Errorf("model: gno %d input and %d output channels, want >= 1", s.InChannels, s.OutChannels)
+	case s.Width < 1 || s.KernelHidden < 1 || s.Rounds < 1 || s.ProjHidden < 1:
+		return fmt.Errorf("model: gno width %d, kernel hidden %d, rounds %d, projection %d, want all >= 1",
+			s.Width, s.KernelHidden, s.Rounds, s.ProjHidden)
+	}
+	return nil
+}
+
+// GNOSpecFor returns the GNO for the same task as a U-HNO spec: same
+// dimension, channels and projection width, four rounds, the kernel MLP's
+// hidden width GNOKernelHidden, periodic edges (set Periodic to false for
+// a Dirichlet task). Width is left 0: choose it with GNOForBudget or set
+// it.
+func GNOSpecFor(u Spec) GNOSpec {
+	return GNOSpec{Dim: u.Dim, InChannels: u.InChannels, OutChannels: u.OutChannels,
+		KernelHidden: GNOKernelHidden, Rounds: 4, ProjHidden: u.ProjHidden, Periodic: true}
+}
+
+// GNO is the graph kernel network baseline (li2020neural, "Neural
+// operator: graph kernel network for partial differential equations";
+// paper App. "Baseline Configurations": an 8-neighbour radius graph at the
+// finest resolution, edge features the coordinate differences, a 2-layer
+// MLP message function, four message-passing rounds):
+//
+//	h = P(x)                                           lifting, 1x1 In -> Width
+//	h = sigma(W_r h + mean_{y in N(x)} kappa_r(x - y) h(y)),  r = 1..Rounds
+//	y = Q(h)                                           projection 1x1 -> GELU -> 1x1
+//
+// with sigma = GELU after every round but the last (FNO's block, lifting
+// and projection). uhno's readings:
+//
+//   - The graph is the grid's radius-1 Chebyshev neighbourhood without the
+//     node itself (tensor.MooreStencil): the 8 neighbours of the 3x3
+//     stencil in 2D, the 2 nearest neighbours in 1D and the 26 of the
+//     3x3x3 stencil in 3D. The self term is W_r. Edges wrap around a
+//     periodic domain; on a Dirichlet domain the edges that would leave
+//     the grid are absent and the mean runs over the neighbours a node has.
+//   - The edge feature is the coordinate difference y - x in grid cells
+//     (each component -1, 0 or 1). Because it is the same at every node,
+//     kappa_r is evaluated once per stencil offset, giving one
+//     [Width, Width] matrix per offset, and the message passing is
+//     tensor.Tape.StencilMessage.
+//   - kappa_r is Linear(d, H) -> GELU -> Linear(H, Width^2), H =
+//     KernelHidden; row o*Width + i of its output is the weight from input
+//     channel i to output channel o.
+//   - Every round has its own kappa_r and W_r (li2020neural's code shares
+//     one kernel across its iterations; here the rounds are blocks like
+//     FNO's).
+//
+// Parameters, in this order:
+//
+//	lift.{w,b}                      [W, In], [W]
+//	round.r.kernel.0.{w,b}          [H, d], [H]             r = 0..Rounds-1
+//	round.r.kernel.1.{w,b}          [W W, H], [W W]
+//	round.r.w.{w,b}                 [W, W], [W]
+//	proj.0.{w,b}, proj.1.{w,b}      [P, W], [P], [Out, P], [Out]
+//
+// Initialisation is PyTorch's default for every layer, as for the other
+// models.
+type GNO struct {
+	spec    GNOSpec
+	params  *Params
+	lift    pointwise
+	kernel0 []pointwise
+	kernel1 []pointwise
+	w       []pointwise
+	proj    projection
+	offsets [][]int
+	// edges is the constant [S, d, 1] tensor of edge features, one
+	// "sample" per stencil offset, allocated on the model's backend.
+	edges *tensor.Tensor
+}
+
+var _ Model = (*GNO)(nil)
+
+func buildGNO(pb *builder, s GNOSpec) *GNO {
+	m := &GNO{spec: s, offsets: tensor.MooreStencil(s.Dim)}
+	m.lift = newPointwise(pb, "lift", s.InChannels, s.Width)
+	for r := range s.Rounds {
+		name := "round." + strconv.Itoa(r)
+		m.kernel0 = append(m.kernel0, newPointwise(pb, name+".kernel.0", s.Dim, s.KernelHidden))
+		m.kernel1 = append(m.kernel1, newPointwise(pb, name+".kernel.1", s.KernelHidden, s.Width*s.Width))
+		m.w = append(m.w, newPointwise(pb, name+".w", s.Width, s.Width))
+	}
+	m.proj = newProjection(pb, "proj", s.Width, s.ProjHidden, s.OutChannels)
+	return m
+}
+
+// NewGNO builds a GNO on backend b with parameters initialised from seed.
+func NewGNO(b tensor.Backend, s GNOSpec, seed uint64) (*GNO, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	pb := newBuilder()
+	m := buildGNO(pb, s)
+	m.params = pb.allocate(b, seed)
+	e := make([]float32, 0, len(m.offsets)*s.Dim)
+	for _, o := range m.offsets {
+		for _, v := range o {
+			e = append(e, float32(v))
+		}
+	}
+	m.edges = tensor.NewLeaf(b, "gno.edges", e, len(m.offsets), s.Dim, 1)
+	return m, nil
+}
+
+// CountGNO is the number of parameters NewGNO would hold, computed without
+// allocating them. It panics on an invalid spec.
+func CountGNO(s GNOSpec) int {
+	if err := s.Validate(); err != nil {
+		panic(err.Error())
+	}
+	pb := newBuilder()
+	buildGNO(pb, s)
+	return pb.count()
+}
+
+// GNOForBudget sets the width whose parameter count is closest to target,
+// within BudgetTolerance (the kernel MLP's last layer, H Width^2 per
+// round, holds most of the count, so a width step changes it by about
+// 2/Width).
+func GNOForBudget(s GNOSpec, target int) (GNOSpec, error) {
+	s.Width = 1
+	if err := s.Validate(); err != nil {
+		return s, err
+	}
+	w, err := widthForBudget(func(w int) int {
+		t := s
+		t.Width = w
+		return CountGNO(t)
+	}, target, 1)
+	if err != nil {
+		return s, fmt.Errorf("model: GNO width for %s parameters: %w", FormatCount(target), err)
+	}
+	s.Width = w
+	return s, nil
+}
+
+// Spec returns the architecture.
+func (m *GNO) Spec() GNOSpec { return m.spec }
+
+// Params implements Model.
+func (m *GNO) Params() *Params { return m.params }
+
+// Name implements Model.
+func (m *GNO) Name() string { return "gno" }
+
+// Mode implements Model: GNO has no ablation modes.
+func (m *GNO) Mode() string { return "" }
+
+// CheckGrid implements Model: any grid with at least two points per axis.
+func (m *GNO) CheckGrid(grid []int) error { return checkFlatGrid("gno", m.spec.Dim, grid) }
+
+// kernel returns round r's per-offset kernel, [S, Width*Width, 1]
+// (row o*Width + i of offset s is kappa_r(s)[o, i]), on tape tp.
+func (m *GNO) kernel(tp *tensor.Tape, r int) *tensor.Tensor {
+	return m.kernel1[r].forward(tp, tp.GELU(m.kernel0[r].forward(tp, m.edges)))
+}
+
+// Forward implements Model; Aux is empty (nothing is routed).
+func (m *GNO) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, Aux) {
+	checkFlatInput("gno", m.spec.Dim, m.spec.InChannels, x)
+	h := m.lift.forward(tp, x)
+	for r := range m.spec.Rounds {
+		msg := tp.StencilMessage(h, m.kernel(tp, r), m.spec.Width, m.offsets, m.spec.Periodic)
+		h = tp.Add(msg, m.w[r].forward(tp, h))
+		if r < m.spec.Rounds-1 {
+			h = tp.GELU(h)
+		}
+	}
+	return m.proj.forward(tp, h), Aux{}
+}
