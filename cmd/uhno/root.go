@@ -78,7 +78,7 @@ Tasks (the paper's benchmarks; each has a built-in configuration):
 Commands: "config" prints a task's merged configuration, "datagen"
 generates a task's dataset (or indexes a PDEBench file), "train" trains
 U-HNO (any ablation mode A-I) or a baseline (--model: FNO, FNO-wider,
-WNO, F-FNO, LogLo-FNO, Conv-FNO, CNO, each matched to
+WNO, F-FNO, LogLo-FNO, Conv-FNO, CNO, GNO, each matched to
 U-HNO's parameter count; the flat additive hybrid of the gradient-angle
 diagnostic) on a task, generating its data on first use (--dry-run
 plans a run without touching data), "eval" rolls trained runs out on the test
