@@ -364,25 +364,29 @@ func ablateRun(ctx context.Context, opts *ablateOptions) error {
 
 	// Train every entry: finished runs are skipped, interrupted ones
 	// resumed.
+	// Every directory is checked before anything trains, so a directory
+	// of other settings stops the command before hours of work, not after.
+	states := make([]int, len(entries))
+	for i, e := range entries {
+		if states[i], err = ablateRunState(e, specs[i]); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	trained := 0
 	for i, e := range entries {
-		state, err := ablateRunState(e, specs[i])
-		if err != nil {
-			return err
-		}
 		head := fmt.Sprintf("ablate [%d/%d] %s", i+1, len(entries), e.label)
 		if trained > 0 {
 			per := time.Since(start) / time.Duration(trained)
 			left := 0
-			for _, f := range entries[i:] {
-				if st, _ := ablateRunState(f, specs[i]); st != runDone {
+			for _, st := range states[i:] {
+				if st != runDone {
 					left++
 				}
 			}
 			head += fmt.Sprintf(" (about %s left)", (per * time.Duration(left)).Round(time.Second))
 		}
-		switch state {
+		switch states[i] {
 		case runDone:
 			fmt.Fprintf(opts.Out, "%s: trained already (%s)\n", head, e.dir)
 			continue
