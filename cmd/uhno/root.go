@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,9 +17,13 @@ import (
 // 0 on success, 1 on any error. Errors are printed to stderr as one line
 // starting with "uhno: "; nothing below this function exits the process.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+	root, prof := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
+	err := root.ExecuteContext(ctx)
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "uhno: %s\n", oneLine(err.Error()))
 		return 1
 	}
@@ -38,6 +44,53 @@ func oneLine(msg string) string {
 
 // newRootCmd returns the uhno command tree, writing to stdout and stderr.
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root, _ := newRoot(stdout, stderr)
+	return root
+}
+
+// profiler writes a Go CPU profile of one command when --cpuprofile names
+// a file: the way to see where a slow model spends its training step
+// (go tool pprof bin/uhno FILE).
+type profiler struct {
+	path string
+	f    *os.File
+}
+
+// start begins profiling into p.path, if set.
+func (p *profiler) start() error {
+	if p.path == "" {
+		return nil
+	}
+	f, err := os.Create(p.path)
+	if err != nil {
+		return fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--cpuprofile %s: %w", p.path, err)
+	}
+	p.f = f
+	return nil
+}
+
+// stop ends a profile that start began and closes its file.
+func (p *profiler) stop() error {
+	if p.f == nil {
+		return nil
+	}
+	pprof.StopCPUProfile()
+	err := p.f.Close()
+	p.f = nil
+	if err != nil {
+		return fmt.Errorf("--cpuprofile %s: %w", p.path, err)
+	}
+	return nil
+}
+
+// newRoot returns the uhno command tree and the profiler its
+// --cpuprofile flag starts, which the caller stops after the command.
+func newRoot(stdout, stderr io.Writer) (*cobra.Command, *profiler) {
+	prof := &profiler{}
 	root := &cobra.Command{
 		Use:           "uhno",
 		Short:         "Train and evaluate the U-HNO neural operator on PDE benchmarks",
@@ -46,6 +99,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().StringVar(&prof.path, "cpuprofile", "", "write a Go CPU profile of the command to this `file` (read it with go tool pprof)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -54,7 +109,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	})
 	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil), newEvalCmd(stdout, stderr, nil), newAblateCmd(stdout, stderr, nil), newBenchCmd(stdout, stderr, nil))
 	root.AddCommand(newReportCmd(stdout, stderr, nil))
-	return root
+	return root, prof
 }
 
 // rootHelp is the long description of `uhno --help`.
