@@ -36,6 +36,8 @@ const (
 	rsSlotUpTmp2        // Upsample2x intermediate after two axes
 	rsSlotStInv         // StencilMessage 1/|N(p)| of one tile
 	rsSlotStDY          // StencilMessage scaled dy of one tile
+	rsSlotBandA         // BandResample lines packed as an A operand
+	rsSlotBandB         // BandResample line packed as a B operand
 	rsFloatSlots
 )
 

@@ -63,7 +63,30 @@ func newWVGeom(sp []int) wvGeom {
 func dwtLine(dst, src []float32) {
 	L := len(src)
 	h := L / 2
-	for k := 0; k < h; k++ {
+	// Interior outputs (2k+7 < L) read src[2k:2k+8] without wrapping;
+	// the taps are added in the same order as the wrapping loop below.
+	k := 0
+	for ; 2*k+8 <= L; k++ {
+		s := src[2*k:][:8]
+		a := db4Lo[0] * s[0]
+		d := db4Hi[0] * s[0]
+		a += db4Lo[1] * s[1]
+		d += db4Hi[1] * s[1]
+		a += db4Lo[2] * s[2]
+		d += db4Hi[2] * s[2]
+		a += db4Lo[3] * s[3]
+		d += db4Hi[3] * s[3]
+		a += db4Lo[4] * s[4]
+		d += db4Hi[4] * s[4]
+		a += db4Lo[5] * s[5]
+		d += db4Hi[5] * s[5]
+		a += db4Lo[6] * s[6]
+		d += db4Hi[6] * s[6]
+		a += db4Lo[7] * s[7]
+		d += db4Hi[7] * s[7]
+		dst[k], dst[h+k] = a, d
+	}
+	for ; k < h; k++ {
 		var a, d float32
 		for t := 0; t < 8; t++ {
 			v := src[(2*k+t)%L]
@@ -79,7 +102,11 @@ func dwtLine(dst, src []float32) {
 func idwtLine(dst, src []float32) {
 	L := len(src)
 	h := L / 2
-	for j := 0; j < L; j++ {
+	// The first outputs (j < 8) wrap around the line; from j = 8 on, the
+	// pair (j, j+1) reads a and d at k = j/2, j/2-1, j/2-2, j/2-3 (t = 0,
+	// 2, 4, 6 for j and 1, 3, 5, 7 for j+1), added in the same order as
+	// the wrapping loop.
+	for j := 0; j < min(L, 8); j++ {
 		var s float32
 		for t := j & 1; t < 8; t += 2 {
 			k := ((j-t)%L + L) % L / 2
@@ -87,6 +114,29 @@ func idwtLine(dst, src []float32) {
 			s += db4Hi[t] * src[h+k]
 		}
 		dst[j] = s
+	}
+	a, d := src[:h], src[h:L]
+	for j := 8; j+1 < L; j += 2 {
+		k := j / 2
+		a0, a1, a2, a3 := a[k], a[k-1], a[k-2], a[k-3]
+		d0, d1, d2, d3 := d[k], d[k-1], d[k-2], d[k-3]
+		e := db4Lo[0] * a0
+		e += db4Hi[0] * d0
+		e += db4Lo[2] * a1
+		e += db4Hi[2] * d1
+		e += db4Lo[4] * a2
+		e += db4Hi[4] * d2
+		e += db4Lo[6] * a3
+		e += db4Hi[6] * d3
+		o := db4Lo[1] * a0
+		o += db4Hi[1] * d0
+		o += db4Lo[3] * a1
+		o += db4Hi[3] * d1
+		o += db4Lo[5] * a2
+		o += db4Hi[5] * d2
+		o += db4Lo[7] * a3
+		o += db4Hi[7] * d3
+		dst[j], dst[j+1] = e, o
 	}
 }
 
@@ -219,6 +269,25 @@ func mixCorner(sp, m []int) []int {
 	return off
 }
 
+// mixRun is a stretch of the corner that is contiguous in the plane: the
+// corner points q0, q0+1, ..., q0+n-1 at plane offsets p, p+1, ..., p+n-1.
+// A 1D corner is one run, a 2D corner one run per row; the loops over a
+// run index plain slices, which the compiler keeps free of bounds checks.
+type mixRun struct{ p, q0, n int }
+
+// mixRuns cuts the corner's offsets (mixCorner) into contiguous runs.
+func mixRuns(off []int) []mixRun {
+	var runs []mixRun
+	for q, p := range off {
+		if k := len(runs) - 1; k >= 0 && runs[k].p+runs[k].n == p {
+			runs[k].n++
+			continue
+		}
+		runs = append(runs, mixRun{p: p, q0: q, n: 1})
+	}
+	return runs
+}
+
 // WaveletMix implements tensor.Backend: every output plane (b, o) is
 // zeroed and its corner point q gets sum_i w[i,o,q] x[b,i,q], added in
 // input-channel order in float32.
@@ -229,6 +298,7 @@ func (b *Backend) WaveletMix(y, x, w *tensor.Tensor) {
 	X, Y, W := data(x), data(y), data(w)
 	sp := x.Spatial()
 	off := mixCorner(sp, w.Shape[2:])
+	runs := mixRuns(off)
 	mq, s := len(off), tensor.Numel(sp)
 	cin, cout := x.Channels(), y.Channels()
 	b.parallel(x.Batch()*cout, grainFor(2*cin*mq+s), func(lo, hi int) {
@@ -239,8 +309,11 @@ func (b *Backend) WaveletMix(y, x, w *tensor.Tensor) {
 			for i := 0; i < cin; i++ {
 				xp := X[(bi*cin+i)*s:][:s]
 				wp := W[(i*cout+o)*mq:][:mq]
-				for q, p := range off {
-					yp[p] += wp[q] * xp[p]
+				for _, r := range runs {
+					yr, xr, wr := yp[r.p:][:r.n], xp[r.p:][:r.n], wp[r.q0:][:r.n]
+					for k := range yr {
+						yr[k] += wr[k] * xr[k]
+					}
 				}
 			}
 		}
@@ -259,6 +332,7 @@ func (b *Backend) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
 	X, DY, W := data(x), data(dy), data(w)
 	sp := x.Spatial()
 	off := mixCorner(sp, w.Shape[2:])
+	runs := mixRuns(off)
 	mq, s := len(off), tensor.Numel(sp)
 	nb, cin, cout := x.Batch(), x.Channels(), dy.Channels()
 	if dx != nil {
@@ -271,13 +345,19 @@ func (b *Backend) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
 				for o := 0; o < cout; o++ {
 					gp := DY[(bi*cout+o)*s:][:s]
 					wp := W[(i*cout+o)*mq:][:mq]
-					for q, p := range off {
-						acc[q] += wp[q] * gp[p]
+					for _, r := range runs {
+						ar, gr, wr := acc[r.q0:][:r.n], gp[r.p:][:r.n], wp[r.q0:][:r.n]
+						for k := range ar {
+							ar[k] += wr[k] * gr[k]
+						}
 					}
 				}
 				dp := DX[pl*s:][:s]
-				for q, p := range off {
-					dp[p] += acc[q]
+				for _, r := range runs {
+					dr, ar := dp[r.p:][:r.n], acc[r.q0:][:r.n]
+					for k := range dr {
+						dr[k] += ar[k]
+					}
 				}
 			}
 		})
@@ -292,8 +372,11 @@ func (b *Backend) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
 				for bi := 0; bi < nb; bi++ {
 					xp := X[(bi*cin+i)*s:][:s]
 					gp := DY[(bi*cout+o)*s:][:s]
-					for q, p := range off {
-						acc[q] += float64(xp[p]) * float64(gp[p])
+					for _, r := range runs {
+						ar, xr, gr := acc[r.q0:][:r.n], xp[r.p:][:r.n], gp[r.p:][:r.n]
+						for k := range ar {
+							ar[k] += float64(xr[k]) * float64(gr[k])
+						}
 					}
 				}
 				wp := DW[pr*mq:][:mq]
