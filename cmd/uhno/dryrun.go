@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"strings"
 
+	"uhno/internal/bench"
 	"uhno/internal/config"
-	"uhno/internal/cpu"
 	"uhno/internal/datagen"
 	"uhno/internal/model"
 	"uhno/internal/train"
@@ -36,9 +38,11 @@ func trainDryRun(opts *trainOptions) error {
 	if in == 0 || out == 0 {
 		return fmt.Errorf("train: --dry-run: the configuration of task %s names no data.inputs or data.outputs, so the model's channels are known only from its data file", cfg.Task)
 	}
-	be := cpu.New(1)
+	// The model is built on a Planner: no memory, no initial values, so
+	// even U-HNO at 128^3 (845M parameters) is planned in an instant.
+	pl := &bench.Planner{}
 	rec := buildRecord{Model: opts.Model}
-	m, desc, err := buildModel(cfg, in, out, opts, &rec, be)
+	m, desc, err := buildModel(cfg, in, out, opts, &rec, pl)
 	if err != nil {
 		return err
 	}
@@ -71,6 +75,9 @@ func trainDryRun(opts *trainOptions) error {
 		cfg.Optim.Steps, cfg.Optim.Warmup, cfg.Optim.LR, cfg.Optim.Betas[0], cfg.Optim.Betas[1], cfg.Optim.WeightDecay, cfg.Optim.Batch, cfg.Seed)
 	lc := train.LossConfigFor(cfg)
 	fmt.Fprintf(opts.Out, "loss: MSE + %g H1 + %g CBC (Eq. loss, mode %s; CBC only where the model has a branch pair)\n", lc.LambdaH1, lc.LambdaCBC, cfg.Model.Ablation)
+	if err := dryRunMemory(opts.Out, cfg, pl, m, lc, in, out); err != nil {
+		return err
+	}
 	fmt.Fprintf(opts.Out, "data: %s\n", dryRunData(cfg, opts))
 	fmt.Fprintln(opts.Out, "nothing was generated, read or written (--dry-run)")
 	return nil
@@ -101,4 +108,104 @@ func dryRunData(cfg config.Config, opts *trainOptions) string {
 		return fmt.Sprintf("%s (%v)", path, err)
 	}
 	return fmt.Sprintf("%s (%d trajectories, generated on first use)", path, n)
+}
+
+// dryRunMemory prints the memory plan of one training step (bench.PlanStep)
+// at the configuration's batch: the parts, the tape's bytes per grid
+// level, the peak in float32 and with the tape in bf16; for 3D tasks also
+// the weights per level and the largest cubic grid whose step fits this
+// machine's memory at batch 1.
+func dryRunMemory(w io.Writer, cfg config.Config, pl *bench.Planner, m model.Model, lc train.LossConfig, in, out int) error {
+	plan, err := bench.PlanStep(pl, m, lc, cfg.Optim.Batch, in, out, cfg.PDE.Grid)
+	if err != nil {
+		return fmt.Errorf("train: --dry-run: memory plan: %w", err)
+	}
+	fmt.Fprintf(w, "memory of one training step at batch %d (uhno's buffers; backend workspace not included):\n", plan.Batch)
+	fmt.Fprintf(w, "  weights %s, gradients %s, AdamW moments %s, batch %s (float32)\n",
+		gib(plan.Weights), gib(plan.Grads), gib(plan.Moments), gib(plan.Data))
+	if cfg.Dim == 3 {
+		var parts []string
+		for _, g := range plan.WeightGroups {
+			parts = append(parts, g.Name+" "+gib(g.Bytes))
+		}
+		fmt.Fprintf(w, "  weights by part: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "  %-14s %12s %12s\n", "tape, grid", "forward", "backward")
+	for _, g := range plan.Grids {
+		fmt.Fprintf(w, "  %-14s %12s %12s\n", gridName(g.Grid), gib(g.Forward), gib(g.Backward))
+	}
+	fmt.Fprintf(w, "  %-14s %12s %12s\n", "other", gib(plan.Other.Forward), gib(plan.Other.Backward))
+	fmt.Fprintf(w, "  peak %s in float32, %s with the tape in bf16 (float32 master weights, gradients and AdamW)\n", gib(plan.Peak), gib(plan.PeakBF16))
+	if cfg.Task == "cfd3d" {
+		fmt.Fprintln(w, "  the paper (Tab. 3d-config): 12.5 GB per GPU at 128^3, C0 24, K0 12, batch 1, bf16 autocast")
+	}
+	if cfg.Dim != 3 {
+		return nil
+	}
+	total, err := bench.MachineMemory()
+	if err != nil {
+		fmt.Fprintf(w, "  largest grid: not planned (%v)\n", err)
+		return nil
+	}
+	n32, n16, err := largestCube(pl, m, lc, in, out, cfg.PDE.Grid, total)
+	if err != nil {
+		return fmt.Errorf("train: --dry-run: memory plan: %w", err)
+	}
+	fmt.Fprintf(w, "  largest cubic grid within this machine's %s at batch 1: %s in float32, %s with the tape in bf16\n", gib(total), cube(n32), cube(n16))
+	return nil
+}
+
+// largestCube returns the largest N (a multiple of the model's smallest
+// admissible step, up to 4 times the task's grid) whose training step at
+// batch 1 on an N^3 grid peaks within limit bytes, in float32 and with
+// the tape in bf16 (0: none fits).
+func largestCube(pl *bench.Planner, m model.Model, lc train.LossConfig, in, out int, grid []int, limit int64) (n32, n16 int, err error) {
+	top := 4 * max(grid[0], grid[1], grid[2])
+	for n := 2; n <= top; n += 2 {
+		g := []int{n, n, n}
+		if m.CheckGrid(g) != nil {
+			continue
+		}
+		l := lc
+		l.Spacing = []float64{1 / float64(n), 1 / float64(n), 1 / float64(n)}
+		p, err := bench.PlanStep(pl, m, l, 1, in, out, g)
+		if err != nil {
+			return 0, 0, err
+		}
+		if p.Peak <= limit {
+			n32 = n
+		}
+		if p.PeakBF16 <= limit {
+			n16 = n
+		}
+		if p.PeakBF16 > limit {
+			break
+		}
+	}
+	return n32, n16, nil
+}
+
+// gib formats bytes in GiB (MiB below one GiB).
+func gib(b int64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+}
+
+// gridName writes a grid as 128x128x128.
+func gridName(g []int) string {
+	parts := make([]string, len(g))
+	for i, n := range g {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, "x")
+}
+
+// cube writes N^3, or "none" for 0.
+func cube(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d^3", n)
 }

@@ -56,3 +56,29 @@ func TestTrainDryRun(t *testing.T) {
 		t.Errorf("--dry-run with --resume: code %d, %q", code, stderr)
 	}
 }
+
+// TestTrainDryRunMemory: --dry-run prints the memory plan of one step,
+// and for cfd3d (845M parameters at 128^3, planned without allocating
+// them) the paper's figure and the largest cubic grid this machine can
+// train; the float32 peak is the sum of its parts.
+func TestTrainDryRunMemory(t *testing.T) {
+	code, stdout, stderr := execute(t, "train", "--task", "cfd3d", "--dry-run", "--data", filepath.Join(t.TempDir(), "data"))
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"memory of one training step at batch", "weights 3.15 GiB, gradients 3.15 GiB, AdamW moments 6.30 GiB",
+		"128x128x128", "16x16x16", "weights by part: lift", "12.5 GB per GPU", "largest cubic grid within this machine's"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	peak := regexp.MustCompile(`peak ([0-9.]+) GiB in float32, ([0-9.]+) GiB with the tape in bf16`).FindStringSubmatch(stdout)
+	if peak == nil {
+		t.Fatalf("no peak line in\n%s", stdout)
+	}
+	p32, _ := strconv.ParseFloat(peak[1], 64)
+	p16, _ := strconv.ParseFloat(peak[2], 64)
+	if !(p16 < p32 && p32 > 3.15*4) {
+		t.Errorf("peaks %g GiB float32 and %g GiB bf16: want bf16 below float32 and float32 above weights, gradients and moments", p32, p16)
+	}
+}

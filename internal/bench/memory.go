@@ -84,3 +84,33 @@ func ResetPeakRSS() bool {
 	debug.FreeOSMemory()
 	return os.WriteFile(procClearRefs, []byte("5"), 0) == nil
 }
+
+// procMeminfo is where Linux reports the machine's memory.
+const procMeminfo = "/proc/meminfo"
+
+// MachineMemory returns the machine's memory (MemTotal of /proc/meminfo)
+// in bytes.
+func MachineMemory() (int64, error) {
+	raw, err := os.ReadFile(procMeminfo)
+	if err != nil {
+		return 0, fmt.Errorf("bench: the machine's memory is not known (needs Linux %s)", procMeminfo)
+	}
+	return parseMeminfo(raw)
+}
+
+// parseMeminfo reads MemTotal ("MemTotal:  24589064 kB") from the text of
+// /proc/meminfo.
+func parseMeminfo(raw []byte) (int64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 3 && f[0] == "MemTotal:" && f[2] == "kB" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil || kb <= 0 {
+				break
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("bench: %s has no MemTotal line in kB", procMeminfo)
+}

@@ -36,3 +36,16 @@ func TestParseStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestParseMeminfo reads MemTotal in kB, and refuses text without it.
+func TestParseMeminfo(t *testing.T) {
+	got, err := parseMeminfo([]byte("MemFree:  100 kB\nMemTotal:       24589064 kB\nSwapTotal: 0 kB\n"))
+	if err != nil || got != 24589064<<10 {
+		t.Errorf("MemTotal 24589064 kB: got %d, %v", got, err)
+	}
+	for _, bad := range []string{"", "MemTotal: 12 MB\n", "MemTotal: x kB\n", "MemTotal: 0 kB\n"} {
+		if _, err := parseMeminfo([]byte(bad)); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}

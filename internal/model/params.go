@@ -123,11 +123,20 @@ func (pb *builder) count() int {
 // its view.
 func (pb *builder) allocate(b tensor.Backend, seed uint64) *Params {
 	n := pb.count()
-	host := make([]float32, n)
+	_, shapeOnly := b.(tensor.ShapeOnly)
+	var host []float32
+	if !shapeOnly {
+		host = make([]float32, n)
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x75686e6f)) // "uhno"
 	p := &Params{b: b, n: n, index: make(map[string]int, len(pb.specs))}
 	off := 0
 	for _, s := range pb.specs {
+		if shapeOnly {
+			p.offs = append(p.offs, off)
+			off += s.t.Numel()
+			continue
+		}
 		v := host[off : off+s.t.Numel()]
 		switch s.rule {
 		case initUniform:
@@ -146,7 +155,9 @@ func (pb *builder) allocate(b tensor.Backend, seed uint64) *Params {
 	}
 	p.data = b.Alloc(n)
 	p.grad = b.Alloc(n)
-	b.Upload(p.data, host)
+	if !shapeOnly {
+		b.Upload(p.data, host)
+	}
 	for i, s := range pb.specs {
 		k := s.t.Numel()
 		s.t.Data = b.View(p.data, p.offs[i], k)

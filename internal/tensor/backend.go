@@ -370,6 +370,14 @@ type AdamWHyper struct {
 	Step                               int
 }
 
+// ShapeOnly is implemented by backends whose storage holds no values
+// (internal/bench.Planner, which plans memory): a model built on one skips
+// drawing its initial values, which for U-HNO at 128^3 would take seconds
+// and 3.4 GB of host memory for nothing.
+type ShapeOnly interface {
+	ShapeOnly()
+}
+
 // StepCapturer is implemented by backends that can record the operations
 // of one training step once and replay them as a whole (internal/cuda:
 // CUDA graphs, so a step costs one launch from the host). CaptureStep

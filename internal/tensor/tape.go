@@ -22,6 +22,10 @@ type Tape struct {
 	owned []Storage
 	free  map[int][]Storage
 
+	// observe, when set, is told the shape of every tensor the tape
+	// creates (SetAllocObserver).
+	observe func(shape []int)
+
 	// one holds the value 1, the seed of Backward. It is uploaded once and
 	// kept across Reset, so that a step recorded as a CUDA graph (whose
 	// body may not copy from the host) can run Backward.
@@ -60,13 +64,26 @@ func (tp *Tape) alloc(n int, zero bool) Storage {
 	return s
 }
 
+// SetAllocObserver registers f, called with the shape of every tensor
+// the tape creates from then on (operation outputs and their gradients);
+// nil removes it. Memory planning (internal/bench.PlanMemory) uses it to
+// file a step's allocations by grid: the tape frees nothing before Reset,
+// so what it creates in a step is what the step holds at its peak.
+func (tp *Tape) SetAllocObserver(f func(shape []int)) { tp.observe = f }
+
 // New returns a zero-filled tensor owned by the tape (valid until Reset).
 func (tp *Tape) New(shape ...int) *Tensor {
+	if tp.observe != nil {
+		tp.observe(shape)
+	}
 	return &Tensor{Shape: append([]int(nil), shape...), Data: tp.alloc(Numel(shape), true), owner: tp}
 }
 
 // out returns an uninitialised tape-owned tensor for an operation to fill.
 func (tp *Tape) out(shape []int) *Tensor {
+	if tp.observe != nil {
+		tp.observe(shape)
+	}
 	return &Tensor{Shape: append([]int(nil), shape...), Data: tp.alloc(Numel(shape), false), owner: tp}
 }
 
