@@ -459,8 +459,12 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	}
 
 	lossCfg := train.LossConfigFor(cfg)
+	// The batches are read ahead on a goroutine of their own (identical
+	// batches, in the same order): a 3D trajectory is read while steps run.
+	batches := data.NewPrefetcher(batcher)
+	defer batches.Close()
 	tcfg := train.Config{
-		Model: train.Adapt(m), Backend: backend, Train: train.FromBatcher(batcher), Val: val,
+		Model: train.Adapt(m), Backend: backend, Train: batches, Val: val,
 		Loss:     lossCfg,
 		Schedule: train.Schedule{Peak: cfg.Optim.LR, Warmup: cfg.Optim.Warmup, Steps: cfg.Optim.Steps},
 		Optim:    train.AdamW{Beta1: cfg.Optim.Betas[0], Beta2: cfg.Optim.Betas[1], Eps: cfg.Optim.AdamEps, WeightDecay: cfg.Optim.WeightDecay},
@@ -486,6 +490,9 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		summary += fmt.Sprintf("; validation loss %.4g (mse %.4g), best %.4g at step %d", res.Val.Total, res.Val.MSE, res.BestVal, res.BestValStep)
 	}
 	fmt.Fprintf(opts.Out, "%s; %.2f steps/s over %s\n", summary, res.StepsPerSec, res.Elapsed.Round(1e7))
+	if w := batches.Waited(); res.Elapsed > 0 && w > res.Elapsed/100 {
+		fmt.Fprintf(opts.Out, "data: the steps waited %s for batches, %.1f%% of the time (reading is not keeping up)\n", w.Round(time.Millisecond), 100*w.Seconds()/res.Elapsed.Seconds())
+	}
 	if res.ProbeTime > 0 && res.Elapsed > 0 {
 		fmt.Fprintf(opts.Out, "probes (training-dynamics records) took %s, %.1f%% of the time\n", res.ProbeTime.Round(time.Millisecond), 100*res.ProbeTime.Seconds()/res.Elapsed.Seconds())
 	}

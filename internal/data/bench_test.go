@@ -1,11 +1,16 @@
 package data
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"uhno/internal/data/h5"
+	"uhno/internal/data/h5/h5test"
 )
 
 // writeNS2D writes n trajectories of the 2D tasks' size (50 frames of
@@ -111,5 +116,106 @@ func BenchmarkBatch2D(b *testing.B) {
 		if _, err := bt.Next(in, tgt); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// cfdBenchGrid is the grid of the 3D-CFD benchmarks: 64 (a 110 MB
+// trajectory), or UHNO_BENCH_CFD_GRID (128 is PDEBench's M1.0Rand: 880 MB
+// per trajectory, 1.8 GB of file and host memory to write it).
+func cfdBenchGrid(b *testing.B) int {
+	if v := os.Getenv("UHNO_BENCH_CFD_GRID"); v != "" {
+		g, err := strconv.Atoi(v)
+		if err != nil || g < 8 {
+			b.Fatalf("UHNO_BENCH_CFD_GRID=%q: want a grid size >= 8", v)
+		}
+		return g
+	}
+	return 64
+}
+
+// writeCFD writes a PDEBench 3D-CFD file (its exact layout: five datasets
+// [n, 21, g, g, g], coordinates, attributes) of n trajectories.
+func writeCFD(b *testing.B, n, g int) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "3D_CFD_Rand_M1.0_Eta1e-08_Zeta1e-08_periodic_Train.hdf5")
+	if err := h5test.CFD3D(path, n, 21, g); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkReadResident3D times reading one whole 3D-CFD trajectory (21
+// frames of five fields: the batcher's unit of I/O for cfd3d) by
+// hyperslab; MB/s is the read throughput.
+func BenchmarkReadResident3D(b *testing.B) {
+	g := cfdBenchGrid(b)
+	path := writeCFD(b, 2, g)
+	d, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	p, err := d.Plan(Sampling{History: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	blk := make([]float32, p.ResidentLen())
+	b.SetBytes(int64(4 * len(blk)))
+	b.ResetTimer()
+	for i := range b.N {
+		if err := p.ReadResident(blk, i%2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrefetch3D draws cfd3d batches (batch 2, one trajectory
+// resident, so a new trajectory is read every 10 batches) behind a
+// simulated training step of 100 ms, directly from the Batcher and through
+// the Prefetcher, and reports the time the step waited for its batch
+// (wait-ms/batch): what reading costs the trainer.
+func BenchmarkPrefetch3D(b *testing.B) {
+	g := cfdBenchGrid(b)
+	path := writeCFD(b, 3, g)
+	d, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	p, err := d.Plan(Sampling{History: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const step = 100 * time.Millisecond
+	for _, prefetch := range []bool{false, true} {
+		b.Run(fmt.Sprintf("prefetch=%v", prefetch), func(b *testing.B) {
+			bt, err := NewBatcher(p, seq(0, 3), BatchOptions{Batch: 2, Seed: 1, Resident: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := make([]float32, prod(bt.InputShape()))
+			tgt := make([]float32, prod(bt.TargetShape()))
+			next := func() error { _, err := bt.Next(in, tgt); return err }
+			var pf *Prefetcher
+			if prefetch {
+				pf = NewPrefetcher(bt)
+				defer pf.Close()
+				next = func() error { return pf.Next(in, tgt) }
+			}
+			if err := next(); err != nil { // the first read is waited for either way
+				b.Fatal(err)
+			}
+			var waited time.Duration
+			b.ResetTimer()
+			for range b.N {
+				time.Sleep(step)
+				t0 := time.Now()
+				if err := next(); err != nil {
+					b.Fatal(err)
+				}
+				waited += time.Since(t0)
+			}
+			b.ReportMetric(float64(waited.Milliseconds())/float64(b.N), "wait-ms/batch")
+		})
 	}
 }
