@@ -171,9 +171,10 @@ func BenchmarkReadResident3D(b *testing.B) {
 
 // BenchmarkPrefetch3D draws cfd3d batches (batch 2, one trajectory
 // resident, so a new trajectory is read every 10 batches) behind a
-// simulated training step of 100 ms, directly from the Batcher and through
-// the Prefetcher, and reports the time the step waited for its batch
-// (wait-ms/batch): what reading costs the trainer.
+// simulated training step of 100 ms (UHNO_BENCH_STEP_MS to change it; the
+// paper's 3D run took about 1 s a step), directly from the Batcher and
+// through the Prefetcher, and reports the time the step waited for its
+// batch (wait-ms/batch): what reading costs the trainer.
 func BenchmarkPrefetch3D(b *testing.B) {
 	g := cfdBenchGrid(b)
 	path := writeCFD(b, 3, g)
@@ -186,7 +187,14 @@ func BenchmarkPrefetch3D(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const step = 100 * time.Millisecond
+	step := 100 * time.Millisecond
+	if v := os.Getenv("UHNO_BENCH_STEP_MS"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			b.Fatalf("UHNO_BENCH_STEP_MS=%q: want milliseconds >= 0", v)
+		}
+		step = time.Duration(ms) * time.Millisecond
+	}
 	for _, prefetch := range []bool{false, true} {
 		b.Run(fmt.Sprintf("prefetch=%v", prefetch), func(b *testing.B) {
 			bt, err := NewBatcher(p, seq(0, 3), BatchOptions{Batch: 2, Seed: 1, Resident: 1})
