@@ -149,16 +149,7 @@ func writeCFD(b *testing.B, n, g int) string {
 // hyperslab; MB/s is the read throughput.
 func BenchmarkReadResident3D(b *testing.B) {
 	g := cfdBenchGrid(b)
-	path := writeCFD(b, 2, g)
-	d, err := Open(path, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := mustPlan(b, writeCFD(b, 2, g), Sampling{History: 1})
 	blk := make([]float32, p.ResidentLen())
 	b.SetBytes(int64(4 * len(blk)))
 	b.ResetTimer()
@@ -177,16 +168,7 @@ func BenchmarkReadResident3D(b *testing.B) {
 // batch (wait-ms/batch): what reading costs the trainer.
 func BenchmarkPrefetch3D(b *testing.B) {
 	g := cfdBenchGrid(b)
-	path := writeCFD(b, 3, g)
-	d, err := Open(path, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := mustPlan(b, writeCFD(b, 3, g), Sampling{History: 1})
 	step := 100 * time.Millisecond
 	if v := os.Getenv("UHNO_BENCH_STEP_MS"); v != "" {
 		ms, err := strconv.Atoi(v)

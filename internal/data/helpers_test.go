@@ -87,3 +87,19 @@ func decodeTraj(fx fixture, v float32) int {
 	_, i, _, _ := h5test.Decode(v, fx.n, fx.nt, fx.points())
 	return i
 }
+
+// mustPlan opens path and plans its pairs, closing the dataset when the
+// test ends.
+func mustPlan(tb testing.TB, path string, s Sampling) *Plan {
+	tb.Helper()
+	d, err := Open(path, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { d.Close() })
+	p, err := d.Plan(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}

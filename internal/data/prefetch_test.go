@@ -12,16 +12,7 @@ import (
 // Next after Close are errors; Close stops a reader that is blocked on a
 // full queue.
 func TestPrefetcherSameBatches(t *testing.T) {
-	fx := cfdFixture(t, 5, 3, 4)
-	d, err := Open(fx.path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, cfdFixture(t, 5, 3, 4).path, Sampling{History: 1})
 	train := []int{0, 1, 3, 4}
 	newBatcher := func() *Batcher {
 		b, err := NewBatcher(p, train, BatchOptions{Batch: 3, Seed: 5, Resident: 1})
