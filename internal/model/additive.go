@@ -155,44 +155,31 @@ func buildAdditive(pb *builder, s AdditiveSpec) *Additive {
 // NewAdditive builds the flat additive hybrid on backend b with parameters
 // initialised from seed.
 func NewAdditive(b tensor.Backend, s AdditiveSpec, seed uint64) (*Additive, error) {
-	if err := s.Validate(); err != nil {
+	m, params, err := construct(b, s, seed, buildAdditive)
+	if err != nil {
 		return nil, err
 	}
-	pb := newBuilder()
-	m := buildAdditive(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	return m, nil
 }
 
 // CountAdditive is the number of parameters NewAdditive would hold,
 // computed without allocating them. It panics on an invalid spec.
 func CountAdditive(s AdditiveSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildAdditive(pb, s)
-	return pb.count()
+	return countOf(s, buildAdditive)
 }
 
 // AdditiveForBudget sets the width whose parameter count is closest to
 // target, within BudgetTolerance (as FNOForBudget: the paper's baselines
 // are matched to U-HNO's count).
 func AdditiveForBudget(s AdditiveSpec, target int) (AdditiveSpec, error) {
-	s.Width = 1
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountAdditive(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: additive width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "additive", CountAdditive)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s AdditiveSpec) withWidth(w int) AdditiveSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // Spec returns the architecture.

@@ -100,20 +100,13 @@ func UHNOForBudget(s Spec, target int) (Spec, error) {
 // FNOForBudget sets the FNO width whose parameter count is closest to
 // target, within BudgetTolerance (App. C: baselines matched to U-HNO).
 func FNOForBudget(s FNOSpec, target int) (FNOSpec, error) {
-	s.Width = 1
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountFNO(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: FNO width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "FNO", CountFNO)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s FNOSpec) withWidth(w int) FNOSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // largestDivisor is the largest d <= max that divides n.

@@ -127,43 +127,30 @@ func buildCNO(pb *builder, s CNOSpec) *CNO {
 
 // NewCNO builds a CNO on backend b with parameters initialised from seed.
 func NewCNO(b tensor.Backend, s CNOSpec, seed uint64) (*CNO, error) {
-	if err := s.Validate(); err != nil {
+	m, params, err := construct(b, s, seed, buildCNO)
+	if err != nil {
 		return nil, err
 	}
-	pb := newBuilder()
-	m := buildCNO(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	return m, nil
 }
 
 // CountCNO is the number of parameters NewCNO would hold. It panics on an
 // invalid spec.
 func CountCNO(s CNOSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildCNO(pb, s)
-	return pb.count()
+	return countOf(s, buildCNO)
 }
 
 // CNOForBudget sets the bottleneck width whose parameter count is closest
 // to target, within BudgetTolerance.
 func CNOForBudget(s CNOSpec, target int) (CNOSpec, error) {
-	s.Width = 1
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountCNO(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: cno width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "cno", CountCNO)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s CNOSpec) withWidth(w int) CNOSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // Spec returns the architecture.

@@ -146,12 +146,11 @@ func buildConvFNO(pb *builder, s ConvFNOSpec) *ConvFNO {
 // NewConvFNO builds a Conv-FNO on backend b with parameters initialised
 // from seed.
 func NewConvFNO(b tensor.Backend, s ConvFNOSpec, seed uint64) (*ConvFNO, error) {
-	if err := s.Validate(); err != nil {
+	m, params, err := construct(b, s, seed, buildConvFNO)
+	if err != nil {
 		return nil, err
 	}
-	pb := newBuilder()
-	m := buildConvFNO(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	m.fno.params = m.params
 	return m, nil
 }
@@ -159,12 +158,7 @@ func NewConvFNO(b tensor.Backend, s ConvFNOSpec, seed uint64) (*ConvFNO, error) 
 // CountConvFNO is the number of parameters NewConvFNO would hold. It
 // panics on an invalid spec.
 func CountConvFNO(s ConvFNOSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildConvFNO(pb, s)
-	return pb.count()
+	return countOf(s, buildConvFNO)
 }
 
 // ConvFNOForBudget sets the FNO width whose parameter count is closest to
@@ -180,16 +174,13 @@ func ConvFNOForBudget(s ConvFNOSpec, target int) (ConvFNOSpec, error) {
 		return s, fmt.Errorf("model: convfno for %s parameters: the fixed U-Net pre-processor (widths %d..%d) with a width-1 FNO already has %d parameters",
 			FormatCount(target), s.unetWidth(0), s.unetWidth(s.UNetLevels-1), floor)
 	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountConvFNO(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: convfno width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "convfno", CountConvFNO)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s ConvFNOSpec) withWidth(w int) ConvFNOSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // Spec returns the architecture.

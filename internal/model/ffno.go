@@ -132,43 +132,30 @@ func buildFFNO(pb *builder, s FFNOSpec) *FFNO {
 // NewFFNO builds an F-FNO on backend b with parameters initialised from
 // seed.
 func NewFFNO(b tensor.Backend, s FFNOSpec, seed uint64) (*FFNO, error) {
-	if err := s.Validate(); err != nil {
+	m, params, err := construct(b, s, seed, buildFFNO)
+	if err != nil {
 		return nil, err
 	}
-	pb := newBuilder()
-	m := buildFFNO(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	return m, nil
 }
 
 // CountFFNO is the number of parameters NewFFNO would hold, computed
 // without allocating them. It panics on an invalid spec.
 func CountFFNO(s FFNOSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildFFNO(pb, s)
-	return pb.count()
+	return countOf(s, buildFFNO)
 }
 
 // FFNOForBudget sets the width whose parameter count is closest to target,
 // within BudgetTolerance (as FNOForBudget).
 func FFNOForBudget(s FFNOSpec, target int) (FFNOSpec, error) {
-	s.Width = 1
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountFFNO(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: ffno width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "ffno", CountFFNO)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s FFNOSpec) withWidth(w int) FFNOSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // Spec returns the architecture.

@@ -42,24 +42,18 @@ func buildFNO(pb *builder, s FNOSpec) *FNO {
 
 // NewFNO builds an FNO on backend b with parameters initialised from seed.
 func NewFNO(b tensor.Backend, s FNOSpec, seed uint64) (*FNO, error) {
-	if err := s.Validate(); err != nil {
+	m, params, err := construct(b, s, seed, buildFNO)
+	if err != nil {
 		return nil, err
 	}
-	pb := newBuilder()
-	m := buildFNO(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	return m, nil
 }
 
 // CountFNO is the number of parameters NewFNO would hold, computed without
 // allocating them. It panics on an invalid spec.
 func CountFNO(s FNOSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildFNO(pb, s)
-	return pb.count()
+	return countOf(s, buildFNO)
 }
 
 // Spec returns the architecture.

@@ -130,12 +130,11 @@ func buildGNO(pb *builder, s GNOSpec) *GNO {
 
 // NewGNO builds a GNO on backend b with parameters initialised from seed.
 func NewGNO(b tensor.Backend, s GNOSpec, seed uint64) (*GNO, error) {
-	if err := s.Validate(); err != nil {
+	m, params, err := construct(b, s, seed, buildGNO)
+	if err != nil {
 		return nil, err
 	}
-	pb := newBuilder()
-	m := buildGNO(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	e := make([]float32, 0, len(m.offsets)*s.Dim)
 	for _, o := range m.offsets {
 		for _, v := range o {
@@ -149,12 +148,7 @@ func NewGNO(b tensor.Backend, s GNOSpec, seed uint64) (*GNO, error) {
 // CountGNO is the number of parameters NewGNO would hold, computed without
 // allocating them. It panics on an invalid spec.
 func CountGNO(s GNOSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildGNO(pb, s)
-	return pb.count()
+	return countOf(s, buildGNO)
 }
 
 // GNOForBudget sets the width whose parameter count is closest to target,
@@ -162,20 +156,13 @@ func CountGNO(s GNOSpec) int {
 // round, holds most of the count, so a width step changes it by about
 // 2/Width).
 func GNOForBudget(s GNOSpec, target int) (GNOSpec, error) {
-	s.Width = 1
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountGNO(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: GNO width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "GNO", CountGNO)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s GNOSpec) withWidth(w int) GNOSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // Spec returns the architecture.

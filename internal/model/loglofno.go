@@ -96,43 +96,30 @@ func buildLogLoFNO(pb *builder, s LogLoFNOSpec) *LogLoFNO {
 // NewLogLoFNO builds a LogLo-FNO on backend b with parameters initialised
 // from seed (the same values as NewFNO's at the same width and seed).
 func NewLogLoFNO(b tensor.Backend, s LogLoFNOSpec, seed uint64) (*LogLoFNO, error) {
-	if err := s.Validate(); err != nil {
+	m, params, err := construct(b, s, seed, buildLogLoFNO)
+	if err != nil {
 		return nil, err
 	}
-	pb := newBuilder()
-	m := buildLogLoFNO(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	return m, nil
 }
 
 // CountLogLoFNO is the number of parameters NewLogLoFNO would hold (FNO's
 // at the same width). It panics on an invalid spec.
 func CountLogLoFNO(s LogLoFNOSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildLogLoFNO(pb, s)
-	return pb.count()
+	return countOf(s, buildLogLoFNO)
 }
 
 // LogLoFNOForBudget sets the width whose parameter count is closest to
 // target, within BudgetTolerance (as FNOForBudget).
 func LogLoFNOForBudget(s LogLoFNOSpec, target int) (LogLoFNOSpec, error) {
-	s.Width = 1
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountLogLoFNO(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: loglofno width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "loglofno", CountLogLoFNO)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s LogLoFNOSpec) withWidth(w int) LogLoFNOSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // Spec returns the architecture.

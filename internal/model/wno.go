@@ -137,45 +137,32 @@ func buildWNO(pb *builder, s WNOSpec) *WNO {
 
 // NewWNO builds a WNO on backend b with parameters initialised from seed.
 func NewWNO(b tensor.Backend, s WNOSpec, seed uint64) (*WNO, error) {
-	if err := s.Validate(); err != nil {
+	s.Grid = append([]int(nil), s.Grid...)
+	m, params, err := construct(b, s, seed, buildWNO)
+	if err != nil {
 		return nil, err
 	}
-	s.Grid = append([]int(nil), s.Grid...)
-	pb := newBuilder()
-	m := buildWNO(pb, s)
-	m.params = pb.allocate(b, seed)
+	m.params = params
 	return m, nil
 }
 
 // CountWNO is the number of parameters NewWNO would hold, computed without
 // allocating them. It panics on an invalid spec.
 func CountWNO(s WNOSpec) int {
-	if err := s.Validate(); err != nil {
-		panic(err.Error())
-	}
-	pb := newBuilder()
-	buildWNO(pb, s)
-	return pb.count()
+	return countOf(s, buildWNO)
 }
 
 // WNOForBudget sets the width whose parameter count is closest to target,
 // within BudgetTolerance (as FNOForBudget: the paper's baselines are
 // matched to U-HNO's count). Grid must be set.
 func WNOForBudget(s WNOSpec, target int) (WNOSpec, error) {
-	s.Width = 1
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	w, err := widthForBudget(func(w int) int {
-		t := s
-		t.Width = w
-		return CountWNO(t)
-	}, target, 1)
-	if err != nil {
-		return s, fmt.Errorf("model: WNO width for %s parameters: %w", FormatCount(target), err)
-	}
+	return fitWidth(s, target, "WNO", CountWNO)
+}
+
+// withWidth returns s with width w (the width fitWidth searches).
+func (s WNOSpec) withWidth(w int) WNOSpec {
 	s.Width = w
-	return s, nil
+	return s
 }
 
 // Spec returns the architecture.
