@@ -210,3 +210,39 @@ func TestMPI(t *testing.T) {
 		t.Fatalf("hang: no timeout error\n%s", out)
 	}
 }
+
+// TestLocal runs the collectives of NewLocal's in-process ranks, and a
+// rank left alone times out.
+func TestLocal(t *testing.T) {
+	cs := NewLocal(3, 0)
+	errs := make(chan error, 3)
+	for _, c := range cs {
+		go func() {
+			r := c.Rank()
+			f := []float32{float32(r), 1}
+			d := []float64{1}
+			b := []byte{byte(r)}
+			switch err := c.AllReduceSum(f); {
+			case err != nil || f[0] != 3 || f[1] != 3:
+				errs <- fmt.Errorf("rank %d: AllReduceSum %v %v", r, f, err)
+			case c.AllReduceSum64(d) != nil || d[0] != 3:
+				errs <- fmt.Errorf("rank %d: AllReduceSum64 %v", r, d)
+			case c.Broadcast(b, 1) != nil || b[0] != 1:
+				errs <- fmt.Errorf("rank %d: Broadcast %v", r, b)
+			case c.Barrier() != nil:
+				errs <- fmt.Errorf("rank %d: Barrier", r)
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for range cs {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	alone := NewLocal(2, 50*time.Millisecond)[0]
+	if err := alone.AllReduceSum([]float32{1}); err == nil || err.Error() != "dist: rank 0 of 2: all-reduce got no answer from the other ranks within 50ms: a rank died or hangs" {
+		t.Errorf("alone: %v", err)
+	}
+}
