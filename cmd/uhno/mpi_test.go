@@ -248,3 +248,15 @@ func TestTrainMPIRankKilled(t *testing.T) {
 	worst := closeCheckpoints(t, filepath.Join(one, final), filepath.Join(run, final), mpiTol)
 	t.Logf("killed at step %d or later, resumed from %d; largest relative difference from one process %.3g", at, at, worst)
 }
+
+// TestAblateRefusesLauncher: uhno ablate under a launcher of several
+// ranks stops on one line instead of running every mode on every rank.
+func TestAblateRefusesLauncher(t *testing.T) {
+	t.Setenv("OMPI_COMM_WORLD_SIZE", "2")
+	t.Setenv("OMPI_COMM_WORLD_RANK", "1")
+	code, _, errOut := execute(t, "ablate", "--task", "burgers", "--modes", "A", "--out", t.TempDir())
+	want := "uhno: ablate: started by Open MPI as 2 ranks, but uhno ablate does not run data-parallel; run it as one process, or train each mode with mpirun ... uhno train --mode X\n"
+	if code != 1 || errOut != want {
+		t.Errorf("code %d, stderr %q; want %q", code, errOut, want)
+	}
+}
