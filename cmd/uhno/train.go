@@ -367,8 +367,8 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 // trainRunComm is trainRun as one rank of comm (alone when its size is
 // 1).
 func trainRunComm(ctx context.Context, opts *trainOptions, comm dist.Comm, launch dist.Launch, saveFault func(int, string) error) error {
-	var err error
 	var (
+		err    error
 		cfg    config.Config
 		rec    buildRecord
 		runDir = opts.Dir
