@@ -260,3 +260,38 @@ func TestAblateRefusesLauncher(t *testing.T) {
 		t.Errorf("code %d, stderr %q; want %q", code, errOut, want)
 	}
 }
+
+// TestTrainMPIInterrupt sends Ctrl-C (SIGINT) to mpirun, which passes it
+// on to the ranks as SIGTERM: they agree to stop after the same step,
+// rank 0 writes a checkpoint there, and one process (another rank count)
+// resumes it to the end.
+func TestTrainMPIInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts mpirun")
+	}
+	disttest.MPIRun(t)
+	dir := t.TempDir()
+	dataDir := filepath.Join(dir, "data")
+	run := filepath.Join(dir, "dp")
+	const steps = 100000 // far more than the test waits for
+	out, err := mpiTrain(t, 2, func(cmd *exec.Cmd) {
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			if recs, _ := os.ReadFile(filepath.Join(run, "log.jsonl")); bytes.Count(recs, []byte(`"kind":"train"`)) >= 20 {
+				cmd.Process.Signal(os.Interrupt)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Errorf("no 20 steps within a minute")
+	}, tinyTrain(dataDir, "--steps", strconv.Itoa(steps), "--log-every", "1", "--ckpt-every", "5000", "--out", run)...)
+	// mpirun itself exits 1 after a Ctrl-C, whatever the ranks did.
+	at := verifyCheckpoint(t, run)
+	if !strings.Contains(out, "stopped at step "+strconv.Itoa(at)+"; checkpoint ") || at < 20 {
+		t.Fatalf("interrupted: %v, latest step %d\n%s", err, at, out)
+	}
+	code, stdout, errOut := execute(t, "train", "--resume", run, "--data", dataDir, "--quiet", "--stop-after", strconv.Itoa(at+3))
+	if code != 0 || !strings.Contains(stdout, "stopped at step "+strconv.Itoa(at+3)) {
+		t.Fatalf("resumed by one process: code %d\n%s\n%s", code, stdout, errOut)
+	}
+}
