@@ -193,9 +193,10 @@ type buildRecord struct {
 // saying so. Every other setting stays refused on resume
 // (checkTrainFlags): --batch, --params, --set and the like change the
 // math, and --val-pairs changes the validation set whose best value the
-// run tracks. --stop-after, --out, --data and --quiet are not recorded:
-// they belong to one invocation (where to stop this time, where to write,
-// where the data cache is, whether to draw a progress bar).
+// run tracks. --stop-after, --out, --data, --quiet and --dist-timeout are
+// not recorded: they belong to one invocation (where to stop this time,
+// where to write, where the data cache is, whether to draw a progress
+// bar, how long ranks wait for each other).
 type runControl struct {
 	LogEvery  int  `json:"log_every"`
 	ValEvery  int  `json:"val_every"`
@@ -600,6 +601,10 @@ func checkTrainFlags(opts *trainOptions) error {
 	}
 	if opts.LogEvery < 0 || opts.ValEvery < 0 || opts.CkptEvery < 0 || opts.Keep < 1 || opts.ValPairs < 1 {
 		return fmt.Errorf("train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1")
+	}
+	// 0 where no flag was parsed (ablate's runs): dist.DefaultTimeout.
+	if opts.DistTimeout < 0 || (opts.DistTimeout == 0 && opts.changed != nil && opts.changed("dist-timeout")) {
+		return fmt.Errorf("train: --dist-timeout %s: want a positive duration such as 5m", opts.DistTimeout)
 	}
 	if opts.DynamicsEvery < 0 || opts.DynamicsTrajs < 1 {
 		return fmt.Errorf("train: --dynamics-every must be >= 0 (0: off) and --dynamics-trajectories >= 1")
