@@ -102,8 +102,10 @@ func Detect(env func(string) string) (Launch, error) {
 	for _, s := range []source{
 		{"Open MPI", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
 		{"PMI", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS"},
-		{"PMIx", "", "PMIX_RANK", ""},
+		// Slurm before PMIx: srun --mpi=pmix sets both, and only
+		// Slurm's variables give the size.
 		{"Slurm", "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "SLURM_STEP_TASKS_PER_NODE"},
+		{"PMIx", "", "PMIX_RANK", ""},
 	} {
 		if s.launcher == "Slurm" {
 			if step := env("SLURM_STEP_ID"); step == "" || step == "batch" || step == "extern" {

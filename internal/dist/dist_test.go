@@ -33,6 +33,8 @@ func TestDetect(t *testing.T) {
 			Launch{Launcher: "Slurm", Rank: 5, Size: 8, LocalSize: 4}, ""},
 		{"srun step size wins", map[string]string{"SLURM_STEP_ID": "1", "SLURM_NTASKS": "8", "SLURM_STEP_NUM_TASKS": "2", "SLURM_PROCID": "1"},
 			Launch{Launcher: "Slurm", Rank: 1, Size: 2}, ""},
+		{"srun with pmix", map[string]string{"SLURM_STEP_ID": "0", "SLURM_STEP_NUM_TASKS": "2", "SLURM_PROCID": "1", "PMIX_RANK": "1"},
+			Launch{Launcher: "Slurm", Rank: 1, Size: 2}, ""},
 		{"sbatch shell is no rank", map[string]string{"SLURM_STEP_ID": "batch", "SLURM_NTASKS": "8", "SLURM_PROCID": "0"}, Launch{}, ""},
 		{"salloc shell is no rank", map[string]string{"SLURM_NTASKS": "8", "SLURM_PROCID": "0"}, Launch{}, ""},
 		{"bad size", map[string]string{"OMPI_COMM_WORLD_SIZE": "two", "OMPI_COMM_WORLD_RANK": "0"}, Launch{},
