@@ -7,11 +7,15 @@
 # C compiler for the cgo fast paths of internal/cpu, the HDF5 headers and
 # libraries that gonum.org/v1/hdf5 links against (internal/data/h5), and
 # for the CUDA emulator (internal/cuda/emu, which compiles kernels/*.cu as
-# C++) a C++ compiler and FFTW in single precision, its stand-in for cuFFT.
+# C++) a C++ compiler and FFTW in single precision, its stand-in for cuFFT;
+# and Open MPI (openmpi-bin: mpirun; libopenmpi-dev: libmpi.so.40 and its
+# headers) for data-parallel training and its tests (uhno loads libmpi at
+# run time, so the binary builds and runs without it; the MPI tests fail
+# without mpirun when CI=true and skip otherwise).
 # Packages already installed are skipped.
 set -euo pipefail
 
-APT_PACKAGES=(make gcc g++ libc6-dev libhdf5-dev libfftw3-dev)
+APT_PACKAGES=(make gcc g++ libc6-dev libhdf5-dev libfftw3-dev openmpi-bin libopenmpi-dev)
 
 export PATH="$PATH:/usr/local/go/bin"
 cd "$(dirname "$0")/.."

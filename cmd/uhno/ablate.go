@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/dist"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
@@ -218,6 +219,11 @@ type ablateEntry struct {
 
 // ablateRun trains and evaluates every entry and writes the outputs.
 func ablateRun(ctx context.Context, opts *ablateOptions) error {
+	// Data parallelism is uhno train's alone: under a launcher every rank
+	// would run and evaluate every mode into the same directories.
+	if l, err := dist.Detect(os.Getenv); err == nil && l.Size > 1 {
+		return fmt.Errorf("ablate: started by %s as %d ranks, but uhno ablate does not run data-parallel; run it as one process, or train each mode with mpirun ... uhno train --mode X", l.Launcher, l.Size)
+	}
 	if opts.Steps < 0 || opts.Warmup < 0 || opts.Batch < 0 || opts.Rollout < 0 || opts.Limit < 0 || opts.Resamples < 1 {
 		return fmt.Errorf("ablate: --steps, --warmup, --batch, --rollout and --trajectories must not be negative, --resamples >= 1")
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"uhno/internal/config"
 	"uhno/internal/data"
 	"uhno/internal/datagen"
+	"uhno/internal/dist"
 	"uhno/internal/dynamics"
 	"uhno/internal/model"
 	"uhno/internal/tensor"
@@ -59,6 +61,9 @@ type trainOptions struct {
 	// (dynamicsProbe): its interval in steps (0: off) and the number of
 	// test trajectories it rolls out.
 	DynamicsEvery, DynamicsTrajs int
+	// DistTimeout bounds each collective of a data-parallel run
+	// (dist.Options.Timeout).
+	DistTimeout time.Duration
 
 	// changed records which flags were given (resume refuses most).
 	changed func(name string) bool
@@ -96,6 +101,16 @@ its checkpoint. Run-control flags (--log-every, --val-every, --ckpt-every,
 given with --resume replace the run's values; the others are refused. A resume refuses a data file that changed since
 the run indexed it, and a running job stops if its data file is
 truncated or rewritten under it.
+
+Under an MPI launcher (mpirun -np N uhno train ..., or srun) the run is
+data-parallel over the N processes: --batch stays the global batch and
+must divide by N, each rank trains on its share of every batch, the
+gradients are averaged over the ranks before AdamW (the update of one
+process with the same batch, up to float32 summation order), and rank 0
+alone writes the run directory. A rank that stops makes the others stop
+within --dist-timeout; --resume continues from the last checkpoint with
+any rank count that divides the batch. See README, "Data-parallel
+training".
 
 --params scales U-HNO's width C0 to a parameter budget (the paper's tables
 state about 0.62M, while its text's architecture has several million; see
@@ -141,6 +156,7 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	f.IntVar(&opts.DynamicsTrajs, "dynamics-trajectories", dynamics.DefaultTrajectories, "test trajectories the training-dynamics rollout uses")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "build the model, print its parameter count beside U-HNO's and the training plan, and exit without generating or reading data")
 	f.IntVar(&opts.StopAfter, "stop-after", 0, "stop after this step with a checkpoint, as Ctrl-C would (0: run to the end)")
+	f.DurationVar(&opts.DistTimeout, "dist-timeout", dist.DefaultTimeout, "under mpirun or srun: how long a rank waits for the others in a collective before it stops the run with an error (a rank died or hangs)")
 	return cmd
 }
 
@@ -177,9 +193,10 @@ type buildRecord struct {
 // saying so. Every other setting stays refused on resume
 // (checkTrainFlags): --batch, --params, --set and the like change the
 // math, and --val-pairs changes the validation set whose best value the
-// run tracks. --stop-after, --out, --data and --quiet are not recorded:
-// they belong to one invocation (where to stop this time, where to write,
-// where the data cache is, whether to draw a progress bar).
+// run tracks. --stop-after, --out, --data, --quiet and --dist-timeout are
+// not recorded: they belong to one invocation (where to stop this time,
+// where to write, where the data cache is, whether to draw a progress
+// bar, how long ranks wait for each other).
 type runControl struct {
 	LogEvery  int  `json:"log_every"`
 	ValEvery  int  `json:"val_every"`
@@ -310,7 +327,49 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	if err != nil {
 		return err
 	}
+	comm, launch, err := dist.Open(dist.Options{Timeout: opts.DistTimeout})
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if comm.Size() == 1 {
+		defer comm.Close()
+		return trainRunComm(ctx, opts, comm, launch, saveFault)
+	}
+	// Ranks other than 0 print nothing but their errors; every error
+	// names its rank. After an error MPI is not finalized (dist.Comm):
+	// the process exits and the launcher ends the job.
+	stderr := opts.Err
+	if comm.Rank() != 0 {
+		opts.Out, opts.Err, opts.Quiet = io.Discard, io.Discard, true
+	}
+	// A signal under a launcher usually means that the launcher is ending
+	// the job (a rank died: Open MPI's mpirun then sends SIGTERM and soon
+	// SIGKILL) while this rank waits in a collective and cannot return
+	// an error: say so at once, on one line, with where to resume.
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(stderr, "uhno: rank %d of %d: train: interrupted (Ctrl-C, or the launcher ending the job because a rank stopped); stopping at the next step if every rank can; resume from the last checkpoint with --resume\n",
+				comm.Rank(), comm.Size())
+		case <-finished:
+		}
+	}()
+	if err := trainRunComm(ctx, opts, comm, launch, saveFault); err != nil {
+		return fmt.Errorf("rank %d of %d: %w", comm.Rank(), comm.Size(), err)
+	}
+	if err := comm.Close(); err != nil {
+		return fmt.Errorf("rank %d of %d: train: finishing: %w", comm.Rank(), comm.Size(), err)
+	}
+	return nil
+}
+
+// trainRunComm is trainRun as one rank of comm (alone when its size is
+// 1).
+func trainRunComm(ctx context.Context, opts *trainOptions, comm dist.Comm, launch dist.Launch, saveFault func(int, string) error) error {
 	var (
+		err    error
 		cfg    config.Config
 		rec    buildRecord
 		runDir = opts.Dir
@@ -359,7 +418,17 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		rec.Model, rec.ValPairs = opts.Model, opts.ValPairs
 	}
 
-	backend, closeBackend, err := openBackend(opts.Threads, opts.Err)
+	size, rank := comm.Size(), comm.Rank()
+	if size > 1 && cfg.Optim.Batch%size != 0 {
+		return fmt.Errorf("train: the batch of %d (--batch, the global batch) does not split evenly over %d ranks; use a multiple of %d", cfg.Optim.Batch, size, size)
+	}
+	// Ranks sharing a node share its cores: by default each gets its
+	// part of them (the thread count never changes the results).
+	threads := opts.Threads
+	if threads == 0 && launch.LocalSize > 1 {
+		threads = max(1, runtime.NumCPU()/launch.LocalSize)
+	}
+	backend, closeBackend, err := openBackend(threads, opts.Err)
 	if err != nil {
 		return err
 	}
@@ -367,9 +436,21 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 
 	rec.Control = controlOf(opts)
 
+	// Rank 0 generates the data on first use while the others wait, so
+	// that only one process writes the cache.
+	if rank > 0 {
+		if err := comm.Barrier(); err != nil {
+			return fmt.Errorf("train: waiting for rank 0 to prepare the data: %w", err)
+		}
+	}
 	path, stride, dataDir, err := trainData(ctx, cfg, opts, rec)
 	if err != nil {
 		return err
+	}
+	if size > 1 && rank == 0 {
+		if err := comm.Barrier(); err != nil {
+			return fmt.Errorf("train: waiting for the other ranks: %w", err)
+		}
 	}
 	// The data file is watched from here to the end of the run and, on
 	// resume, checked against the stamp the run recorded before anything
@@ -403,7 +484,8 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	}
 	defer td.ds.Close()
 	ds, split, plan, stats := td.ds, td.split, td.plan, td.stats
-	batcher, err := data.NewBatcher(plan, split.Train, data.BatchOptions{Batch: cfg.Optim.Batch, Seed: uint64(cfg.Seed), Stats: &stats})
+	batcher, err := data.NewBatcher(plan, split.Train, data.BatchOptions{Batch: cfg.Optim.Batch, Seed: uint64(cfg.Seed), Stats: &stats,
+		Shards: size, Shard: rank})
 	if err != nil {
 		return err
 	}
@@ -434,6 +516,14 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	}
 	fmt.Fprintf(opts.Out, "data %s: %d training pairs, %d validation pairs; run directory %s\n",
 		path, batcher.PairsPerEpoch(), valPairs, runDir)
+	if size > 1 {
+		th := "all cores"
+		if threads > 0 {
+			th = fmt.Sprintf("%d", threads)
+		}
+		fmt.Fprintf(opts.Out, "data parallel: %d ranks (%s), global batch %d = %d x %d per rank, threads per rank %s\n",
+			size, launch.Launcher, cfg.Optim.Batch, size, cfg.Optim.Batch/size, th)
+	}
 
 	var probes []train.Probe
 	if opts.Resume == "" && len(cfg.PDE.Grid) == 3 && opts.DynamicsEvery > 0 && (opts.changed == nil || !opts.changed("dynamics-every")) {
@@ -441,7 +531,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		opts.DynamicsEvery = 0
 		rec.Control = controlOf(opts)
 	}
-	if opts.DynamicsEvery > 0 {
+	if opts.DynamicsEvery > 0 && rank == 0 { // probes run on rank 0 (train.Config.Comm)
 		p, line, err := dynamicsProbe(cfg, td, m, backend, opts.DynamicsEvery, opts.DynamicsTrajs)
 		if err != nil {
 			return err
@@ -472,6 +562,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet, Graph: opts.Graph,
 		DataSeed: uint64(cfg.Seed), Run: cfg, Version: version, Build: rec,
 		DataGuard: watch, SaveFault: saveFault, Extend: extend, Probes: probes,
+		Comm: comm,
 	}
 	res, err := train.Run(ctx, tcfg, opts.Err)
 	if err != nil {
@@ -492,6 +583,9 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	fmt.Fprintf(opts.Out, "%s; %.2f steps/s over %s\n", summary, res.StepsPerSec, res.Elapsed.Round(1e7))
 	if w := batches.Waited(); res.Elapsed > 0 && w > res.Elapsed/100 {
 		fmt.Fprintf(opts.Out, "data: the steps waited %s for batches, %.1f%% of the time (reading is not keeping up)\n", w.Round(time.Millisecond), 100*w.Seconds()/res.Elapsed.Seconds())
+	}
+	if res.CommTime > 0 && res.Elapsed > 0 {
+		fmt.Fprintf(opts.Out, "all-reduce (gradients, with host copies) took %s, %.1f%% of the time (rank 0)\n", res.CommTime.Round(time.Millisecond), 100*res.CommTime.Seconds()/res.Elapsed.Seconds())
 	}
 	if res.ProbeTime > 0 && res.Elapsed > 0 {
 		fmt.Fprintf(opts.Out, "probes (training-dynamics records) took %s, %.1f%% of the time\n", res.ProbeTime.Round(time.Millisecond), 100*res.ProbeTime.Seconds()/res.Elapsed.Seconds())
@@ -514,6 +608,10 @@ func checkTrainFlags(opts *trainOptions) error {
 	}
 	if opts.LogEvery < 0 || opts.ValEvery < 0 || opts.CkptEvery < 0 || opts.Keep < 1 || opts.ValPairs < 1 {
 		return fmt.Errorf("train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1")
+	}
+	// 0 where no flag was parsed (ablate's runs): dist.DefaultTimeout.
+	if opts.DistTimeout < 0 || (opts.DistTimeout == 0 && opts.changed != nil && opts.changed("dist-timeout")) {
+		return fmt.Errorf("train: --dist-timeout %s: want a positive duration such as 5m", opts.DistTimeout)
 	}
 	if opts.DynamicsEvery < 0 || opts.DynamicsTrajs < 1 {
 		return fmt.Errorf("train: --dynamics-every must be >= 0 (0: off) and --dynamics-trajectories >= 1")

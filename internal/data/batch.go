@@ -31,6 +31,23 @@ type BatchOptions struct {
 	MaxBytes int64
 	// Stats, when not nil, normalises inputs and targets.
 	Stats *Stats
+	// Shards and Shard split every batch for data-parallel training:
+	// with Shards > 1 the batcher walks the stream of Batch-pair batches
+	// exactly as an unsplit one, and Next returns only the Shard-th of
+	// Shards equal, consecutive parts of each (Batch/Shards pairs), so the
+	// shards of ranks 0..Shards-1 concatenated are the unsplit batch.
+	// Batch must be a multiple of Shards. 0 or 1: whole batches.
+	Shards, Shard int
+}
+
+// share returns the pairs [lo, hi) of each batch that this batcher
+// returns.
+func (o BatchOptions) share() (lo, hi int) {
+	if o.Shards <= 1 {
+		return 0, o.Batch
+	}
+	n := o.Batch / o.Shards
+	return o.Shard * n, (o.Shard + 1) * n
 }
 
 // batchStream separates the batcher's random stream from other uses of
@@ -84,6 +101,9 @@ func NewBatcher(p *Plan, trajs []int, opt BatchOptions) (*Batcher, error) {
 	if opt.Batch < 1 {
 		return nil, fmt.Errorf("data: batch size %d, want >= 1", opt.Batch)
 	}
+	if opt.Shards > 1 && (opt.Batch%opt.Shards != 0 || opt.Shard < 0 || opt.Shard >= opt.Shards) {
+		return nil, fmt.Errorf("data: shard %d of %d of a batch of %d: want 0 <= shard < shards and the batch a multiple of shards", opt.Shard, opt.Shards, opt.Batch)
+	}
 	if opt.Stats != nil {
 		for _, f := range p.union {
 			if !slices.Contains(opt.Stats.Fields, f) {
@@ -115,9 +135,16 @@ func (b *Batcher) Epoch() int { return b.epoch }
 // PairsPerEpoch returns the number of training pairs.
 func (b *Batcher) PairsPerEpoch() int { return len(b.trajs) * b.plan.pairs }
 
-// InputShape and TargetShape are the shapes of one batch.
-func (b *Batcher) InputShape() []int  { return b.plan.InputShape(b.opt.Batch) }
-func (b *Batcher) TargetShape() []int { return b.plan.TargetShape(b.opt.Batch) }
+// InputShape and TargetShape are the shapes of one batch (of this
+// batcher's shard of it, BatchOptions.Shards).
+func (b *Batcher) InputShape() []int {
+	lo, hi := b.opt.share()
+	return b.plan.InputShape(hi - lo)
+}
+func (b *Batcher) TargetShape() []int {
+	lo, hi := b.opt.share()
+	return b.plan.TargetShape(hi - lo)
+}
 
 func (b *Batcher) startEpoch(e int) {
 	b.epoch = e
@@ -194,14 +221,17 @@ func (b *Batcher) load(i int) ([]float32, error) {
 
 // Next fills in ([Batch, H*C_in, grid...]) and tgt ([Batch, C_out,
 // grid...]) with the next batch and returns its pairs (valid until the
-// next call). Batches never end: the stream runs on over epochs.
+// next call). Batches never end: the stream runs on over epochs. With
+// Shards > 1 the batch axis is Batch/Shards: the stream moves by a whole
+// batch, and only this shard's pairs are read and returned.
 func (b *Batcher) Next(in, tgt []float32) ([]Pair, error) {
 	p := b.plan
 	pts := p.d.Points()
 	inLen := p.history * len(p.inputs) * pts
 	tgtLen := len(p.outputs) * pts
-	if len(in) != b.opt.Batch*inLen || len(tgt) != b.opt.Batch*tgtLen {
-		panic(fmt.Sprintf("data: Next: buffers of %d and %d values, want %d and %d", len(in), len(tgt), b.opt.Batch*inLen, b.opt.Batch*tgtLen))
+	lo, hi := b.opt.share()
+	if len(in) != (hi-lo)*inLen || len(tgt) != (hi-lo)*tgtLen {
+		panic(fmt.Sprintf("data: Next: buffers of %d and %d values, want %d and %d", len(in), len(tgt), (hi-lo)*inLen, (hi-lo)*tgtLen))
 	}
 	b.drawn = b.drawn[:0]
 	for s := range b.opt.Batch {
@@ -212,11 +242,15 @@ func (b *Batcher) Next(in, tgt []float32) ([]Pair, error) {
 		}
 		pr := b.queue[b.pos]
 		b.pos++
+		if s < lo || s >= hi {
+			continue
+		}
 		blk, err := b.load(pr.Traj)
 		if err != nil {
 			return nil, err
 		}
-		p.PairFrom(blk, pr.Start, in[s*inLen:(s+1)*inLen], tgt[s*tgtLen:(s+1)*tgtLen])
+		k := s - lo
+		p.PairFrom(blk, pr.Start, in[k*inLen:(k+1)*inLen], tgt[k*tgtLen:(k+1)*tgtLen])
 		b.drawn = append(b.drawn, pr)
 	}
 	if b.opt.Stats != nil {

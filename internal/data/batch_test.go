@@ -304,3 +304,87 @@ func TestBatcherSkip(t *testing.T) {
 		t.Fatal("Skip(-1) accepted")
 	}
 }
+
+// TestBatcherShards: the shards of every batch, concatenated in rank
+// order, are the unsplit batch (values and pairs), across group and epoch
+// boundaries, after a Skip, and with statistics; a batch that does not
+// split evenly is refused.
+func TestBatcherShards(t *testing.T) {
+	fx := burgersFixture(t, 10, 7, 8)
+	d, err := Open(fx.path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	split, err := NewSplit(10, 7, 3, SplitSeeded, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Plan(Sampling{History: 1, Pairs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := &Stats{Fields: p.InputChannels(), Mean: []float64{0.1}, Std: []float64{2}}
+	cases := []struct {
+		batch, shards, resident, skip int
+		stats                         *Stats
+	}{
+		{4, 1, 0, 0, nil},
+		{4, 2, 0, 0, nil},
+		{4, 4, 2, 3, nil},
+		{6, 3, 1, 7, stats},
+		{6, 2, 3, 0, stats},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("batch%d/shards%d/resident%d/skip%d", c.batch, c.shards, c.resident, c.skip), func(t *testing.T) {
+			whole, err := NewBatcher(p, split.Train, BatchOptions{Batch: c.batch, Seed: 4, Resident: c.resident, Stats: c.stats})
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := make([]*Batcher, c.shards)
+			for r := range parts {
+				if parts[r], err = NewBatcher(p, split.Train, BatchOptions{Batch: c.batch, Seed: 4, Resident: c.resident, Stats: c.stats, Shards: c.shards, Shard: r}); err != nil {
+					t.Fatal(err)
+				}
+				if got := parts[r].InputShape()[0]; got != c.batch/c.shards {
+					t.Fatalf("shard %d: batch axis %d, want %d", r, got, c.batch/c.shards)
+				}
+				if err := parts[r].Skip(c.skip); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := make([]float32, prod(whole.InputShape()))
+			tgt := make([]float32, prod(whole.TargetShape()))
+			if err := whole.Skip(c.skip); err != nil {
+				t.Fatal(err)
+			}
+			for k := range 20 { // 35 pairs per epoch: crosses epochs
+				want, err := whole.Next(in, tgt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = slices.Clone(want)
+				var gotIn, gotTgt []float32
+				var got []Pair
+				for _, b := range parts {
+					pin := make([]float32, prod(b.InputShape()))
+					ptgt := make([]float32, prod(b.TargetShape()))
+					pairs, err := b.Next(pin, ptgt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, pairs...)
+					gotIn, gotTgt = append(gotIn, pin...), append(gotTgt, ptgt...)
+				}
+				if !slices.Equal(want, got) || !slices.Equal(in, gotIn) || !slices.Equal(tgt, gotTgt) {
+					t.Fatalf("batch %d: the shards concatenated differ from the whole batch: %v vs %v", k, want, got)
+				}
+			}
+		})
+	}
+	for _, bad := range []BatchOptions{{Batch: 5, Shards: 2}, {Batch: 4, Shards: 2, Shard: 2}, {Batch: 4, Shards: 2, Shard: -1}} {
+		if _, err := NewBatcher(p, split.Train, bad); err == nil || !strings.Contains(err.Error(), "want 0 <= shard < shards and the batch a multiple of shards") {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}

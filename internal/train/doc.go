@@ -26,6 +26,17 @@
 // moments, the step and that count, and a resumed run reproduces the
 // uninterrupted one bit for bit (TestResumeBitIdentical).
 //
+// # Data parallel
+//
+// With Config.Comm of several ranks (internal/dist: processes started by
+// mpirun or srun), Run is one rank of a data-parallel run: each rank
+// trains on its share of every global batch, one all-reduce per step
+// averages the gradients (and the logged losses) before AdamW, so every
+// rank takes the update of one process with the global batch, up to
+// float32 summation order; rank 0's initial weights are broadcast, rank 0
+// alone writes the run directory, and the ranks compare weight checksums
+// before every checkpoint (parallel.go; docs/DESIGN.md "Data parallel").
+//
 // # Files
 //
 // A run directory holds log.jsonl and step-NNNNNNNN checkpoint

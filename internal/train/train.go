@@ -16,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"uhno/internal/config"
+	"uhno/internal/dist"
 	"uhno/internal/tensor"
 )
 
@@ -132,6 +133,21 @@ type Config struct {
 	// UHNO_TEST_CRASH_IN_CHECKPOINT kills the process from it).
 	SaveFault func(step int, stage string) error
 
+	// Comm makes this process one rank of a data-parallel run when it
+	// has more than one (nil: dist.Single, the process trains alone).
+	// Train must then yield this rank's share of every global batch
+	// (data.BatchOptions.Shards), and every rank must be given the same
+	// Config otherwise. Each step the ranks' gradients, loss terms and
+	// SPAR statistics are summed with one all-reduce and divided by the
+	// rank count before AdamW: every loss term is a mean over the batch
+	// (and nothing else in a step mixes samples), so the mean of the
+	// ranks' mean gradients over equal shares is the gradient of the
+	// global batch, and every rank takes the update one process would,
+	// up to float32 summation order. Rank 0 alone writes the directory:
+	// log, progress, probes and checkpoints. See docs/DESIGN.md, "Data
+	// parallel".
+	Comm dist.Comm
+
 	// fsys replaces the checkpoint writer's file system in tests.
 	fsys saveFS
 }
@@ -163,6 +179,9 @@ type Result struct {
 	// ProbeTime is the wall time the probes took in this process
 	// (included in Elapsed).
 	ProbeTime time.Duration
+	// CommTime is the wall time of the per-step gradient all-reduce,
+	// host copies included (0 when training alone; included in Elapsed).
+	CommTime time.Duration
 }
 
 // logRecord is one line of the JSON-lines log.
@@ -175,6 +194,9 @@ type logRecord struct {
 	Contrast   []float64 `json:"contrast,omitempty"` // mean SPAR contrast per level
 	StepsPerS  float64   `json:"steps_per_s,omitempty"`
 	ElapsedSec float64   `json:"elapsed_s"`
+	// AllReduceShare is the share of the wall time since the previous
+	// record spent in the gradient all-reduce (data-parallel runs only).
+	AllReduceShare float64 `json:"allreduce_share,omitempty"`
 }
 
 // validate checks the parts of a Config that do not depend on data.
@@ -226,10 +248,21 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	params := ps.List()
 	pdata, pgrad, n := ps.Flat()
 	res := Result{Steps: cfg.Schedule.Steps}
+	comm := cfg.Comm
+	if comm == nil {
+		comm = dist.Single{}
+	}
+	// root writes the run directory; dp: the ranks reduce every step.
+	root, dp := comm.Rank() == 0, comm.Size() > 1
+	if !root {
+		cfg.Probes, cfg.Progress = nil, false
+	}
 
 	st := State{
 		Schedule: cfg.Schedule, Optim: cfg.Optim,
-		Data:  DataState{Seed: cfg.DataSeed, Batch: cfg.Train.InputShape()[0]},
+		// The checkpoint records the global batch: a resume with any
+		// rank count that divides it continues the same run.
+		Data:  DataState{Seed: cfg.DataSeed, Batch: cfg.Train.InputShape()[0] * comm.Size()},
 		Model: cfg.Model.Name(), Params: n,
 		Task: cfg.Run.Task, Config: cfg.Run, Version: cfg.Version,
 	}
@@ -270,8 +303,10 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		}
 		st.Data.Drawn = ck.State.Data.Drawn
 		res.ResumedFrom, res.Checkpoint = st.Step, dir
-		if err := trimLog(filepath.Join(cfg.Dir, LogFile), st.Step); err != nil {
-			return res, err
+		if root {
+			if err := trimLog(filepath.Join(cfg.Dir, LogFile), st.Step); err != nil {
+				return res, err
+			}
 		}
 	} else if _, err := os.Stat(filepath.Join(cfg.Dir, LatestFile)); err == nil {
 		return res, fmt.Errorf("train: %s already holds a run; resume it or choose another directory", cfg.Dir)
@@ -279,22 +314,31 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	res.Step = st.Step
 	res.Loss, res.BestVal, res.BestValStep = st.Loss, st.BestVal, st.BestValStep
 	ps.ZeroGrad()
+	if dp {
+		if err := startTogether(comm, b, &st, pdata, m, v, n); err != nil {
+			return res, err
+		}
+	}
 
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return res, fmt.Errorf("train: %w", err)
+	logw := bufio.NewWriter(io.Discard)
+	var logf *os.File
+	if root {
+		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return res, fmt.Errorf("train: %w", err)
+		}
+		// A fresh run starts a fresh log: a run killed before its first
+		// checkpoint leaves records that are no run's.
+		logFlags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		if cfg.Resume == "" {
+			logFlags |= os.O_TRUNC
+		}
+		f, err := os.OpenFile(filepath.Join(cfg.Dir, LogFile), logFlags, 0o644)
+		if err != nil {
+			return res, fmt.Errorf("train: log: %w", err)
+		}
+		defer f.Close()
+		logf, logw = f, bufio.NewWriter(f)
 	}
-	// A fresh run starts a fresh log: a run killed before its first
-	// checkpoint leaves records that are no run's.
-	logFlags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	if cfg.Resume == "" {
-		logFlags |= os.O_TRUNC
-	}
-	logf, err := os.OpenFile(filepath.Join(cfg.Dir, LogFile), logFlags, 0o644)
-	if err != nil {
-		return res, fmt.Errorf("train: log: %w", err)
-	}
-	defer logf.Close()
-	logw := bufio.NewWriter(logf)
 	defer logw.Flush()
 	enc := json.NewEncoder(logw)
 
@@ -329,11 +373,14 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	if cfg.SaveFault != nil {
 		hooks.after = func(stage string) error { return cfg.SaveFault(st.Step, stage) }
 	}
-	save := func() error {
+	write := func() error {
 		if cfg.DataGuard != nil {
 			if err := cfg.DataGuard.Check(true); err != nil {
 				return fmt.Errorf("train: step %d: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
 			}
+		}
+		if !root {
+			return nil
 		}
 		// The log reaches the disk before the checkpoint does, so that
 		// the log of a run killed after it holds every record up to the
@@ -350,6 +397,31 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		}
 		res.Checkpoint = path
 		return nil
+	}
+	// save writes a checkpoint (rank 0) after the ranks have checked
+	// that their weights agree; every rank learns whether it was written.
+	save := func() error {
+		if !dp {
+			return write()
+		}
+		if err := checkSameWeights(comm, b, pdata, n); err != nil {
+			return fmt.Errorf("train: step %d: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
+		}
+		err := write()
+		failed := []float32{0}
+		if err != nil {
+			failed[0] = 1
+		}
+		if cerr := comm.AllReduceSum(failed); cerr != nil && err == nil {
+			err = fmt.Errorf("train: step %d: %w; last checkpoint %s", st.Step, cerr, orNone(res.Checkpoint))
+		}
+		if err == nil && failed[0] != 0 {
+			err = fmt.Errorf("train: step %d: another rank could not write or check the checkpoint (its error says why); last checkpoint %s", st.Step, orNone(res.Checkpoint))
+		}
+		if err == nil && !root {
+			res.Checkpoint = filepath.Join(cfg.Dir, StepDirName(st.Step))
+		}
+		return err
 	}
 
 	// Validation runs on a tape of its own, so that it never releases the
@@ -381,8 +453,15 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		}
 	}
 	lastLog, lastLogStep := start, st.Step
+	var (
+		red                  *reducer
+		commSince, commTotal time.Duration
+	)
+	if dp {
+		red = &reducer{comm: comm, b: b, grad: pgrad, n: n}
+	}
 	for st.Step < end {
-		if ctx.Err() != nil {
+		if !dp && ctx.Err() != nil {
 			break
 		}
 		t := st.Step + 1
@@ -418,12 +497,34 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 			terms = cfg.Loss.Loss(tp, pred, y, aux)
 		}
 		vals := terms.Values(b)
+		var spar *sparSums
+		stop := false
+		if dp {
+			// Each rank's gradient reaches pgrad in the backward pass; the
+			// all-reduce replaces it, the loss terms and the SPAR
+			// statistics by their means over the ranks, and carries
+			// whether any rank was asked to stop (Ctrl-C), so that all
+			// stop after the same step.
+			if graph == nil {
+				tp.Backward(terms.Total)
+			}
+			t0 := time.Now()
+			var err error
+			vals, spar, stop, err = red.reduce(vals, aux.Stats, ctx.Err() != nil)
+			took := time.Since(t0)
+			commSince += took
+			commTotal += took
+			if err != nil {
+				finishBar()
+				return res, fmt.Errorf("train: step %d: %w; the run stopped, last checkpoint %s", t, err, orNone(res.Checkpoint))
+			}
+		}
 		if !vals.finite() {
 			finishBar()
 			return res, fmt.Errorf("train: step %d: loss is %g (mse %g, h1 %g, cbc %g); the weights diverged, last checkpoint %s",
 				t, vals.Total, vals.MSE, vals.H1, vals.CBC, orNone(res.Checkpoint))
 		}
-		if graph == nil {
+		if graph == nil && !dp {
 			tp.Backward(terms.Total)
 		}
 		b.AdamW(pdata, pgrad, m, v, n, tensor.AdamWHyper{
@@ -443,7 +544,14 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 			rec := logRecord{Kind: "train", Step: t, LossValues: vals, LR: lr,
 				StepsPerS:  float64(t-lastLogStep) / now.Sub(lastLog).Seconds(),
 				ElapsedSec: now.Sub(start).Seconds()}
-			rec.Rho, rec.Contrast = sparMeans(b, aux.Stats)
+			if spar == nil {
+				spar = sumSPAR(b, aux.Stats)
+			}
+			rec.Rho, rec.Contrast = spar.means()
+			if dp {
+				rec.AllReduceShare = commSince.Seconds() / now.Sub(lastLog).Seconds()
+				commSince = 0
+			}
 			if err := enc.Encode(rec); err != nil {
 				finishBar()
 				return res, fmt.Errorf("train: log: %w", err)
@@ -451,7 +559,11 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 			lastLog, lastLogStep = now, t
 		}
 		if cfg.Val != nil && len(cfg.Val.Batches) > 0 && ((cfg.ValEvery > 0 && t%cfg.ValEvery == 0) || t == cfg.Schedule.Steps) {
-			val := validate(vtp, cfg)
+			val, err := validate(vtp, cfg, comm)
+			if err != nil {
+				finishBar()
+				return res, fmt.Errorf("train: step %d: validation: %w; the run stopped, last checkpoint %s", t, err, orNone(res.Checkpoint))
+			}
 			if !val.finite() {
 				finishBar()
 				return res, fmt.Errorf("train: step %d: validation loss is %g (mse %g, h1 %g, cbc %g); the weights diverged on held-out data, last checkpoint %s",
@@ -480,9 +592,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 				return res, err
 			}
 		}
+		if stop {
+			break
+		}
 	}
 	res.Elapsed = time.Since(start)
 	res.ProbeTime = probes.spent
+	res.CommTime = commTotal
 	if done := st.Step - res.ResumedFrom; done > 0 {
 		res.StepsPerSec = float64(done) / res.Elapsed.Seconds()
 	}
@@ -502,42 +618,35 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 
 // validate returns the mean loss terms over the validation batches, with
 // the tape's recording off. The tape's memory is reused; training state is
-// untouched.
-func validate(tp *tensor.Tape, cfg Config) LossValues {
+// untouched. In a data-parallel run rank r evaluates the batches i with
+// i mod size = r and the sums are all-reduced, so every rank returns the
+// same values.
+func validate(tp *tensor.Tape, cfg Config, comm dist.Comm) (LossValues, error) {
 	tp.SetGrad(false)
 	defer tp.SetGrad(true)
-	var sum LossValues
-	for _, vb := range cfg.Val.Batches {
+	var sum [4]float64
+	for i, vb := range cfg.Val.Batches {
+		if i%comm.Size() != comm.Rank() {
+			continue
+		}
 		tp.Reset()
 		x := tp.FromHost(vb.In, vb.InShape...)
 		y := tp.FromHost(vb.Tgt, vb.TgtShape...)
 		pred, aux := cfg.Model.Forward(tp, x)
 		v := cfg.Loss.Loss(tp, pred, y, aux).Values(cfg.Backend)
-		sum.Total += v.Total
-		sum.MSE += v.MSE
-		sum.H1 += v.H1
-		sum.CBC += v.CBC
+		sum[0] += v.Total
+		sum[1] += v.MSE
+		sum[2] += v.H1
+		sum[3] += v.CBC
 	}
 	tp.Reset()
-	k := float64(len(cfg.Val.Batches))
-	return LossValues{Total: sum.Total / k, MSE: sum.MSE / k, H1: sum.H1 / k, CBC: sum.CBC / k}
-}
-
-// sparMeans returns the batch means of the keep-ratio rho and the contrast
-// c of each routing level from SPARKeep's [B, 3] = (c, rho, k) statistics.
-func sparMeans(b tensor.Backend, stats []*tensor.Tensor) (rho, contrast []float64) {
-	for _, s := range stats {
-		h := tensor.ToHost(b, s)
-		var r, c float64
-		rows := s.Shape[0]
-		for i := range rows {
-			c += float64(h[3*i])
-			r += float64(h[3*i+1])
+	if comm.Size() > 1 {
+		if err := comm.AllReduceSum64(sum[:]); err != nil {
+			return LossValues{}, err
 		}
-		rho = append(rho, r/float64(rows))
-		contrast = append(contrast, c/float64(rows))
 	}
-	return rho, contrast
+	k := float64(len(cfg.Val.Batches))
+	return LossValues{Total: sum[0] / k, MSE: sum[1] / k, H1: sum[2] / k, CBC: sum[3] / k}, nil
 }
 
 // skipBatches moves the stream past the first n batches.
