@@ -69,6 +69,9 @@ type reducer struct {
 	grad tensor.Storage
 	n    int
 	buf  []float32
+	// device, when set, sums the gradient across the ranks on the device
+	// (Config.ReduceOnDevice); the host buffer then carries the rest.
+	device func(grad tensor.Storage, n int) error
 }
 
 // reduce replaces the gradient by the mean of the ranks' gradients and
@@ -79,13 +82,25 @@ type reducer struct {
 func (r *reducer) reduce(vals LossValues, stats []*tensor.Tensor, stop bool) (LossValues, *sparSums, bool, error) {
 	local := sumSPAR(r.b, stats)
 	levels := len(local.c)
-	size := r.n + 6 + 2*levels
+	k := float32(r.comm.Size())
+	ng := r.n // the gradient's part of the host buffer
+	if r.device != nil {
+		ng = 0
+		if err := r.device(r.grad, r.n); err != nil {
+			return vals, nil, false, err
+		}
+		g := tensor.NewTensor(r.grad, r.n)
+		r.b.Scale(g, g, 1/k)
+	}
+	size := ng + 6 + 2*levels
 	if len(r.buf) != size {
 		r.buf = make([]float32, size)
 	}
 	buf := r.buf
-	r.b.Download(buf[:r.n], r.grad)
-	tail := buf[r.n:]
+	if ng > 0 {
+		r.b.Download(buf[:ng], r.grad)
+	}
+	tail := buf[ng:]
 	tail[0], tail[1], tail[2], tail[3] = float32(vals.Total), float32(vals.MSE), float32(vals.H1), float32(vals.CBC)
 	tail[4] = 0
 	if stop {
@@ -99,12 +114,13 @@ func (r *reducer) reduce(vals LossValues, stats []*tensor.Tensor, stop bool) (Lo
 	if err := r.comm.AllReduceSum(buf); err != nil {
 		return vals, nil, false, err
 	}
-	k := float32(r.comm.Size())
-	grad := buf[:r.n]
-	for i := range grad {
-		grad[i] /= k
+	if ng > 0 {
+		grad := buf[:ng]
+		for i := range grad {
+			grad[i] /= k
+		}
+		r.b.Upload(r.grad, grad)
 	}
-	r.b.Upload(r.grad, grad)
 	kk := float64(k)
 	mean := LossValues{Total: float64(tail[0]) / kk, MSE: float64(tail[1]) / kk, H1: float64(tail[2]) / kk, CBC: float64(tail[3]) / kk}
 	all := &sparSums{rows: float64(tail[5])}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"uhno/internal/dist"
+	"uhno/internal/tensor"
 )
 
 // shardStream gives rank `rank` of `size` its share of each batch of a
@@ -242,4 +243,64 @@ func TestDataParallelFaults(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDataParallelReduceOnDevice: with Config.ReduceOnDevice (NCCL on a
+// GPU; here a second in-process group standing in for it, summing the
+// gradient buffer where it lies) the ranks take the same steps as one
+// process, and the gradient does not travel with the loss terms.
+func TestDataParallelReduceOnDevice(t *testing.T) {
+	const steps = 12
+	one := filepath.Join(t.TempDir(), "one")
+	cfg, m, _ := tinyRun(one, steps, 1, 1)
+	if _, err := Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := m.p.host()
+	wantCk, _, err := loadCheckpoint(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{2, 4} {
+		t.Run(fmt.Sprintf("ranks%d", size), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "dp")
+			devices := dist.NewLocal(size, 0)
+			var calls [4]int
+			runs := runRanks(t, size, dir, steps, 0, func(rank int, c *Config, _ *shardStream) {
+				b := c.Backend
+				c.ReduceOnDevice = func(grad tensor.Storage, n int) error {
+					calls[rank]++
+					host := make([]float32, n)
+					b.Download(host, grad)
+					if err := devices[rank].AllReduceSum(host); err != nil {
+						return err
+					}
+					b.Upload(grad, host)
+					return nil
+				}
+			})
+			for r, run := range runs {
+				if run.err != nil {
+					t.Fatalf("rank %d: %v", r, run.err)
+				}
+				if calls[r] != steps {
+					t.Errorf("rank %d: ReduceOnDevice called %d times in %d steps", r, calls[r], steps)
+				}
+				if d := maxDiff(run.m.p.host(), want); d > weightTol {
+					t.Errorf("rank %d: weights differ from one process's by %g (tolerance %g)", r, d, weightTol)
+				}
+			}
+			// The moments see the gradient's scale, which the weights
+			// barely do (AdamW).
+			ck, _, err := loadCheckpoint(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mom := range [][2][]float32{{ck.M, wantCk.M}, {ck.V, wantCk.V}} {
+				if d, scale := maxDiff(mom[0], mom[1]), maxDiff(mom[1], make([]float32, len(mom[1]))); d > 1e-4*scale {
+					t.Errorf("an AdamW moment differs from one process's by %g (largest value %g)", d, scale)
+				}
+			}
+		})
+	}
 }

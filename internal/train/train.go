@@ -148,6 +148,14 @@ type Config struct {
 	// parallel".
 	Comm dist.Comm
 
+	// ReduceOnDevice, when set in a data-parallel run, sums the ranks'
+	// gradients (the flat gradient buffer of n values) in place on the
+	// device: the CUDA backend joined to NCCL (cuda.Backend.JoinRanks), so
+	// the gradient never crosses to the host. The loss terms, SPAR
+	// statistics and stop flag still go through Comm. nil: everything
+	// goes through Comm with host copies.
+	ReduceOnDevice func(grad tensor.Storage, n int) error
+
 	// fsys replaces the checkpoint writer's file system in tests.
 	fsys saveFS
 }
@@ -458,7 +466,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		commSince, commTotal time.Duration
 	)
 	if dp {
-		red = &reducer{comm: comm, b: b, grad: pgrad, n: n}
+		red = &reducer{comm: comm, b: b, grad: pgrad, n: n, device: cfg.ReduceOnDevice}
 	}
 	for st.Step < end {
 		if !dp && ctx.Err() != nil {
