@@ -30,6 +30,10 @@
 // per (channel, shape-determined chunk) with fixed-order trees, the
 // chunks added in order (dense_bias_backward, dense_bias_reduce).
 //
+// Under bf16 autocast (the kernels' last argument bf16, below) the
+// operands are rounded to bfloat16 stage by stage; accumulation and
+// outputs stay float32.
+//
 // Indices within one sample, and the folded K = B * points of the
 // gradient reductions, are 32-bit (below 2^31); sample offsets are 64-bit.
 
