@@ -13,11 +13,12 @@ import (
 	"uhno/internal/tensor"
 )
 
-// TestBF16LossFollowsFP32 trains the same tiny Burgers models (same
+// TestGPUBF16LossFollowsFP32 trains the same tiny Burgers models (same
 // seed, same batches) for 30 AdamW steps on the CUDA backend in fp32 and
 // under bf16 autocast (cuda.Backend.SetPrecision, docs/DESIGN.md "bf16
 // autocast") and compares the loss of every step. Under the emulator in
-// CI; on a GPU via `make cuda-test`.
+// CI (scripts/emu_test.sh runs the train package's tests named GPU); on a
+// GPU via `make cuda-test`.
 //
 // Tolerances, relative to the fp32 loss:
 //   - step 1 (the same weights; only the forward's products differ):
@@ -38,7 +39,7 @@ import (
 // The bf16 losses must also differ from the fp32 ones at every step, so a
 // backend that ignored the setting fails; a wrong rounding, a bf16 AdamW
 // or a bf16 FFT would break the early tolerances.
-func TestBF16LossFollowsFP32(t *testing.T) {
+func TestGPUBF16LossFollowsFP32(t *testing.T) {
 	gpu, err := cuda.New(0)
 	if err != nil {
 		t.Fatal(err)
