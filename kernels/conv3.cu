@@ -66,12 +66,30 @@ __device__ __forceinline__ int c3_offset(const C3Shape &g, const int q[3], int t
     return (c3_wrap(q[0] + o0, g.n[0]) * g.n[1] + c3_wrap(q[1] + o1, g.n[1])) * g.n[2] + c3_wrap(q[2] + o2, g.n[2]);
 }
 
+// bf16 autocast: with a non-zero last argument bf16, the kernels' products
+// round both operands to bfloat16 (round to nearest, ties to even) and
+// accumulate as before (float, or double in the weight gradients); bias
+// terms and sums of dy alone stay float32. bf16_round is a copy of the
+// one in dense.cu (each .cu is a PTX module of its own); see there.
+__device__ __forceinline__ float bf16_round(float v) {
+    unsigned u = __float_as_uint(v);
+    if ((u & 0x7f800000u) == 0x7f800000u) { // Inf or NaN
+        if (u & 0x007fffffu) u |= 0x00400000u;
+        return __uint_as_float(u & 0xffff0000u);
+    }
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return __uint_as_float(u & 0xffff0000u);
+}
+
+// c3_bf rounds v to bf16 when on is non-zero.
+__device__ __forceinline__ float c3_bf(float v, int on) { return on ? bf16_round(v) : v; }
+
 extern "C" {
 
 // c3_forward: cuda.Elementwise geometry over batch * cout * N values.
 // bias may be NULL.
 __global__ void c3_forward(float *y, const float *x, const float *w, const float *bias, int batch, int cin, int cout,
-                           int d, int n0, int n1, int n2) {
+                           int d, int n0, int n1, int n2, int bf16) {
     const C3Shape g = c3_shape(d, n0, n1, n2);
     const int total = batch * cout * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
@@ -82,7 +100,7 @@ __global__ void c3_forward(float *y, const float *x, const float *w, const float
         for (int i = 0; i < cin; i++) {
             const float *xp = x + ((size_t)b * cin + i) * g.s;
             const float *wi = w + ((size_t)o * cin + i) * g.taps;
-            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(wi[t], xp[c3_offset(g, q, t, 1)]));
+            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(c3_bf(wi[t], bf16), c3_bf(xp[c3_offset(g, q, t, 1)], bf16)));
         }
         y[e] = bias ? __fadd_rn(acc, bias[o]) : acc;
     }
@@ -90,7 +108,7 @@ __global__ void c3_forward(float *y, const float *x, const float *w, const float
 
 // c3_backward_dx: cuda.Elementwise geometry over batch * cin * N values.
 __global__ void c3_backward_dx(float *dx, const float *dy, const float *w, int batch, int cin, int cout, int d, int n0,
-                               int n1, int n2) {
+                               int n1, int n2, int bf16) {
     const C3Shape g = c3_shape(d, n0, n1, n2);
     const int total = batch * cin * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
@@ -101,7 +119,7 @@ __global__ void c3_backward_dx(float *dx, const float *dy, const float *w, int b
         for (int o = 0; o < cout; o++) {
             const float *gp = dy + ((size_t)b * cout + o) * g.s;
             const float *wo = w + ((size_t)o * cin + i) * g.taps;
-            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(wo[t], gp[c3_offset(g, q, t, -1)]));
+            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(c3_bf(wo[t], bf16), c3_bf(gp[c3_offset(g, q, t, -1)], bf16)));
         }
         dx[e] = __fadd_rn(dx[e], acc);
     }
@@ -116,7 +134,7 @@ __global__ void c3_backward_dx(float *dx, const float *dy, const float *w, int b
 // of every sample in sample order, in double; a fixed tree in shared
 // memory adds the threads' sums.
 __global__ void c3_backward_dw(float *dw, float *dbias, const float *dy, const float *x, int batch, int cin, int cout,
-                               int d, int n0, int n1, int n2) {
+                               int d, int n0, int n1, int n2, int bf16) {
     __shared__ double red[256];
     const C3Shape g = c3_shape(d, n0, n1, n2);
     const int K = cin * g.taps;
@@ -136,7 +154,7 @@ __global__ void c3_backward_dw(float *dw, float *dbias, const float *dy, const f
             } else {
                 int q[3];
                 c3_point(g, p, q);
-                acc += (double)gp[p] * (double)xp[c3_offset(g, q, t, 1)];
+                acc += (double)c3_bf(gp[p], bf16) * (double)c3_bf(xp[c3_offset(g, q, t, 1)], bf16);
             }
         }
     }

@@ -30,6 +30,10 @@
 // per (channel, shape-determined chunk) with fixed-order trees, the
 // chunks added in order (dense_bias_backward, dense_bias_reduce).
 //
+// Under bf16 autocast (the kernels' last argument bf16, below) the
+// operands are rounded to bfloat16 stage by stage; accumulation and
+// outputs stay float32.
+//
 // Indices within one sample, and the folded K = B * points of the
 // gradient reductions, are 32-bit (below 2^31); sample offsets are 64-bit.
 
@@ -41,17 +45,66 @@
 // the +1 column staggers the banks for the loaders that store along k.
 typedef float Tile[GK][GT + 1];
 
+// ---------------------------------------------------------------------------
+// bf16 autocast (cuda.Backend.SetPrecision("bf16"); docs/DESIGN.md, "bf16
+// autocast"). Every product kernel of this file takes a last argument
+// bf16: when it is non-zero, the two operands of the product are rounded
+// to bfloat16 (8-bit significand, round to nearest, ties to even) as they
+// enter shared memory, and the products are accumulated in float32, as a
+// tensor-core bf16 GEMM does (bf16 inputs, fp32 accumulate). Outputs,
+// bias and the split-K and bias reductions stay float32.
+//
+// bf16_round is written with integer operations only, so the emulator
+// runs exactly this code (no cuda_bf16.h). The same function is copied
+// into conv3.cu and depthwise.cu (each .cu is a PTX module of its own).
+// NaN stays NaN (quiet bit set, so a payload in the low 16 bits does not
+// turn it into Inf), Inf stays Inf, a finite value that rounds beyond the
+// largest bf16 becomes Inf (as __float2bfloat16_rn does), and subnormals
+// round on the same bits (no flush to zero).
+__device__ __forceinline__ float bf16_round(float v) {
+    unsigned u = __float_as_uint(v);
+    if ((u & 0x7f800000u) == 0x7f800000u) { // Inf or NaN
+        if (u & 0x007fffffu) u |= 0x00400000u;
+        return __uint_as_float(u & 0xffff0000u);
+    }
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return __uint_as_float(u & 0xffff0000u);
+}
+
+// bf16_round_test: y[i] = bf16_round(x[i]), for the unit test of the
+// rounding (cuda.Backend.BF16Round). cuda.Elementwise geometry.
+extern "C" __global__ void bf16_round_test(float *y, const float *x, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = bf16_round(x[i]);
+}
+
+// round_stage rounds one stage of both operands to bf16 in place, four
+// elements of each per thread (256 threads x 4 = GK x GT).
+__device__ __forceinline__ void round_stage(Tile &as, Tile &bs) {
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int e = threadIdx.x + GTHREADS * i, k = e / GT, c = e % GT;
+        as[k][c] = bf16_round(as[k][c]);
+        bs[k][c] = bf16_round(bs[k][c]);
+    }
+}
+
 // gemm_mainloop accumulates acc[r][c] += sum_{k in [k0, k1)} A[ty+16r, k]
 // B[k, tx+16c] for the block's tile, with la and lb filling the stages
-// (their tile origins are their own). k runs in increasing order.
+// (their tile origins are their own). k runs in increasing order. With
+// bf16 != 0 (uniform over the grid) each stage is rounded to bf16 after
+// it is loaded, behind a second barrier.
 template <class LA, class LB>
-__device__ __forceinline__ void gemm_mainloop(const LA &la, const LB &lb, int k0, int k1, float acc[4][4]) {
+__device__ __forceinline__ void gemm_mainloop(const LA &la, const LB &lb, int k0, int k1, float acc[4][4], int bf16) {
     __shared__ Tile as, bs;
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     for (int kb = k0; kb < k1; kb += GK) {
         la(as, kb, k1);
         lb(bs, kb, k1);
         __syncthreads();
+        if (bf16) {
+            round_stage(as, bs);
+            __syncthreads();
+        }
 #pragma unroll
         for (int k = 0; k < GK; k++) {
             float a[4], b[4];
@@ -135,7 +188,7 @@ struct LoadFolded {
 // bias[o]. Grid (ceil(S/64), ceil(Cout/64), batch) (cuda.Gemm); the
 // batch loops over grid z beyond 65,535 samples. bias may be NULL.
 extern "C" __global__ void pw_forward(float *y, const float *x, const float *w, const float *bias,
-                                      int batch, int cin, int cout, int s) {
+                                      int batch, int cin, int cout, int s, int bf16) {
     const int n0 = blockIdx.x * GT, m0 = blockIdx.y * GT;
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     for (int b = blockIdx.z; b < batch; b += gridDim.z) {
@@ -143,7 +196,7 @@ extern "C" __global__ void pw_forward(float *y, const float *x, const float *w, 
         const LoadKRow lb = {x + (size_t)b * cin * s, s, s, n0};
         float acc[4][4];
         zero_acc(acc);
-        gemm_mainloop(la, lb, 0, cin, acc);
+        gemm_mainloop(la, lb, 0, cin, acc, bf16);
         float *yb = y + (size_t)b * cout * s;
 #pragma unroll
         for (int r = 0; r < 4; r++) {
@@ -162,7 +215,7 @@ extern "C" __global__ void pw_forward(float *y, const float *x, const float *w, 
 // PointwiseBackward, input gradient: dx[b,i,s] += sum_o w[o,i] dy[b,o,s]
 // (A = W^T read as (k=o, r=i) = w[o cin + i], contiguous along i).
 extern "C" __global__ void pw_backward_dx(float *dx, const float *dy, const float *w,
-                                          int batch, int cin, int cout, int s) {
+                                          int batch, int cin, int cout, int s, int bf16) {
     const int n0 = blockIdx.x * GT, m0 = blockIdx.y * GT;
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     for (int b = blockIdx.z; b < batch; b += gridDim.z) {
@@ -170,7 +223,7 @@ extern "C" __global__ void pw_backward_dx(float *dx, const float *dy, const floa
         const LoadKRow lb = {dy + (size_t)b * cout * s, s, s, n0};
         float acc[4][4];
         zero_acc(acc);
-        gemm_mainloop(la, lb, 0, cout, acc);
+        gemm_mainloop(la, lb, 0, cout, acc, bf16);
         float *dxb = dx + (size_t)b * cin * s;
 #pragma unroll
         for (int r = 0; r < 4; r++) {
@@ -211,7 +264,7 @@ __device__ __forceinline__ void store_dw(float *out, const float acc[4][4], int 
 // ceil(Cout/64), splits); split z covers k in [z chunk, (z+1) chunk).
 extern "C" __global__ void pw_backward_dw(float *out, const float *dy, const float *x,
                                           int batch, int cin, int cout, int s, int chunk, int splits,
-                                          int accumulate) {
+                                          int accumulate, int bf16) {
     const int n0 = blockIdx.x * GT, m0 = blockIdx.y * GT;
     const int K = batch * s;
     for (int z = blockIdx.z; z < splits; z += gridDim.z) {
@@ -219,7 +272,7 @@ extern "C" __global__ void pw_backward_dw(float *out, const float *dy, const flo
         const LoadFolded lb = {x, cin, s, n0};
         float acc[4][4];
         zero_acc(acc);
-        gemm_mainloop(la, lb, z * chunk, min(K, (z + 1) * chunk), acc);
+        gemm_mainloop(la, lb, z * chunk, min(K, (z + 1) * chunk), acc, bf16);
         store_dw(out, acc, m0, n0, cout, cin, z, accumulate);
     }
 }
@@ -361,7 +414,7 @@ struct LoadIm2col {
 // ConvDown forward: Y_b (Cout x P) = W (Cout x K) P_b (K x P) + bias.
 // Grid (ceil(P/64), ceil(Cout/64), batch). bias may be NULL.
 extern "C" __global__ void cd_forward(float *y, const float *x, const float *w, const float *bias,
-                                      int batch, int cin, int cout, int d, int n0, int n1, int n2) {
+                                      int batch, int cin, int cout, int d, int n0, int n1, int n2, int bf16) {
     const ConvShape g = conv_shape(d, n0, n1, n2);
     const int c0 = blockIdx.x * GT, m0 = blockIdx.y * GT;
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -371,7 +424,7 @@ extern "C" __global__ void cd_forward(float *y, const float *x, const float *w, 
         const LoadIm2col lb(x + (size_t)b * cin * g.sin, g, c0);
         float acc[4][4];
         zero_acc(acc);
-        gemm_mainloop(la, lb, 0, K, acc);
+        gemm_mainloop(la, lb, 0, K, acc, bf16);
         float *yb = y + (size_t)b * cout * g.p;
 #pragma unroll
         for (int r = 0; r < 4; r++) {
@@ -492,7 +545,7 @@ struct LoadClassDY {
 };
 
 extern "C" __global__ void cd_backward_dx(float *dx, const float *dy, const float *w,
-                                          int batch, int cin, int cout, int d, int n0, int n1, int n2) {
+                                          int batch, int cin, int cout, int d, int n0, int n1, int n2, int bf16) {
     const ConvShape g = conv_shape(d, n0, n1, n2);
     const int c0 = blockIdx.x * GT, m0 = blockIdx.y * GT;
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -504,7 +557,7 @@ extern "C" __global__ void cd_backward_dx(float *dx, const float *dy, const floa
         const LoadClassDY lb(dy + (size_t)b * cout * g.p, g, cl, c0);
         float acc[4][4];
         zero_acc(acc);
-        gemm_mainloop(la, lb, 0, cout * cl.nt, acc);
+        gemm_mainloop(la, lb, 0, cout * cl.nt, acc, bf16);
         float *dxb = dx + (size_t)b * cin * g.sin;
 #pragma unroll
         for (int c = 0; c < 4; c++) {
@@ -569,7 +622,7 @@ struct LoadIm2colT {
 // 3^d. Grid (ceil(Cin 3^d / 64), ceil(Cout/64), splits), as pw_backward_dw.
 extern "C" __global__ void cd_backward_dw(float *out, const float *dy, const float *x,
                                           int batch, int cin, int cout, int d, int n0, int n1, int n2,
-                                          int chunk, int splits, int accumulate) {
+                                          int chunk, int splits, int accumulate, int bf16) {
     const ConvShape g = conv_shape(d, n0, n1, n2);
     const int c0 = blockIdx.x * GT, m0 = blockIdx.y * GT;
     const int K = batch * g.p;
@@ -578,7 +631,7 @@ extern "C" __global__ void cd_backward_dw(float *out, const float *dy, const flo
         const LoadIm2colT lb(x, g, cin, c0);
         float acc[4][4];
         zero_acc(acc);
-        gemm_mainloop(la, lb, z * chunk, min(K, (z + 1) * chunk), acc);
+        gemm_mainloop(la, lb, z * chunk, min(K, (z + 1) * chunk), acc, bf16);
         store_dw(out, acc, m0, c0, cout, cin * g.taps, z, accumulate);
     }
 }

@@ -67,13 +67,31 @@ __device__ __forceinline__ int dw_tap_offset(const DwShape &g, const int q[3], i
     return (dw_wrap(q[0] + o0, g.n[0]) * g.n[1] + dw_wrap(q[1] + o1, g.n[1])) * g.n[2] + dw_wrap(q[2] + o2, g.n[2]);
 }
 
+// bf16 autocast: with a non-zero last argument bf16, the kernels' products
+// round both operands to bfloat16 (round to nearest, ties to even) and
+// accumulate as before (float, or double in the weight gradients); bias
+// terms and sums of dy alone stay float32. bf16_round is a copy of the
+// one in dense.cu (each .cu is a PTX module of its own); see there.
+__device__ __forceinline__ float bf16_round(float v) {
+    unsigned u = __float_as_uint(v);
+    if ((u & 0x7f800000u) == 0x7f800000u) { // Inf or NaN
+        if (u & 0x007fffffu) u |= 0x00400000u;
+        return __uint_as_float(u & 0xffff0000u);
+    }
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return __uint_as_float(u & 0xffff0000u);
+}
+
+// dw_bf rounds v to bf16 when on is non-zero.
+__device__ __forceinline__ float dw_bf(float v, int on) { return on ? bf16_round(v) : v; }
+
 extern "C" {
 
 // dw_forward: y = depthwise(x; w) + bias over planes = B C planes of
 // channel count c (plane pl has channel pl % c). bias may be NULL.
 // cuda.Elementwise geometry over planes * N values.
 __global__ void dw_forward(float *y, const float *x, const float *w, const float *bias, int planes, int c, int d,
-                           int n0, int n1, int n2) {
+                           int n0, int n1, int n2, int bf16) {
     const DwShape g = dw_shape(d, n0, n1, n2);
     const int total = planes * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
@@ -87,7 +105,7 @@ __global__ void dw_forward(float *y, const float *x, const float *w, const float
         for (int t0 = 0; t0 < g.T[0]; t0++)
             for (int t1 = 0; t1 < g.T[1]; t1++)
                 for (int t2 = 0; t2 < g.T[2]; t2++, t++)
-                    acc = __fadd_rn(acc, __fmul_rn(wc[t], xp[dw_tap_offset(g, q, t0, t1, t2, 1)]));
+                    acc = __fadd_rn(acc, __fmul_rn(dw_bf(wc[t], bf16), dw_bf(xp[dw_tap_offset(g, q, t0, t1, t2, 1)], bf16)));
         y[e] = acc;
     }
 }
@@ -95,7 +113,7 @@ __global__ void dw_forward(float *y, const float *x, const float *w, const float
 // dw_backward_dx: dx[i] += sum_t w[c,t] dy[i - o(t)], the taps in weight
 // order. cuda.Elementwise geometry over planes * N values.
 __global__ void dw_backward_dx(float *dx, const float *dy, const float *w, int planes, int c, int d, int n0, int n1,
-                               int n2) {
+                               int n2, int bf16) {
     const DwShape g = dw_shape(d, n0, n1, n2);
     const int total = planes * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
@@ -109,7 +127,7 @@ __global__ void dw_backward_dx(float *dx, const float *dy, const float *w, int p
         for (int t0 = 0; t0 < g.T[0]; t0++)
             for (int t1 = 0; t1 < g.T[1]; t1++)
                 for (int t2 = 0; t2 < g.T[2]; t2++, t++)
-                    acc = __fadd_rn(acc, __fmul_rn(wc[t], gp[dw_tap_offset(g, q, t0, t1, t2, -1)]));
+                    acc = __fadd_rn(acc, __fmul_rn(dw_bf(wc[t], bf16), dw_bf(gp[dw_tap_offset(g, q, t0, t1, t2, -1)], bf16)));
         dx[e] = acc;
     }
 }
@@ -123,7 +141,7 @@ __global__ void dw_backward_dx(float *dx, const float *dy, const float *w, int p
 // of every sample in sample order, in double; a fixed tree in shared
 // memory adds the threads' sums.
 __global__ void dw_backward_dw(float *dw, float *dbias, const float *dy, const float *x, int batch, int c, int d,
-                               int n0, int n1, int n2) {
+                               int n0, int n1, int n2, int bf16) {
     __shared__ double red[256];
     const DwShape g = dw_shape(d, n0, n1, n2);
     const int r = blockIdx.y * gridDim.x + blockIdx.x;
@@ -145,7 +163,7 @@ __global__ void dw_backward_dw(float *dw, float *dbias, const float *dy, const f
             } else {
                 int q[3];
                 dw_point(g, p, q);
-                acc += (double)gp[p] * (double)xp[dw_tap_offset(g, q, t0, t1, t2, 1)];
+                acc += (double)dw_bf(gp[p], bf16) * (double)dw_bf(xp[dw_tap_offset(g, q, t0, t1, t2, 1)], bf16);
             }
         }
     }

@@ -179,3 +179,6 @@ func backendLine() string {
 	}
 	return fmt.Sprintf("ready on GPU %d (%s): context, stream, embedded PTX kernels and cuFFT loaded", gpuOrdinal, dev)
 }
+
+// The CUDA backend has bf16 autocast (--precision, precision.go).
+var _ precisionSetter = (*cuda.Backend)(nil)

@@ -47,3 +47,6 @@ func newBackend(int) (tensor.Backend, func() error, error) {
 	}
 	return b, b.Close, nil
 }
+
+// The CUDA backend has bf16 autocast (--precision, precision.go).
+var _ precisionSetter = (*cuda.Backend)(nil)

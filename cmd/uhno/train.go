@@ -55,6 +55,9 @@ type trainOptions struct {
 	StopAfter int
 	// DryRun builds the model and prints the plan without touching data.
 	DryRun bool
+	// Precision is --precision: bf16, fp32, or "" for the task's default
+	// (precision.go).
+	Precision string
 
 	LogEvery, ValEvery, CkptEvery, Keep, ValPairs int
 	// DynamicsEvery and DynamicsTrajs set the training-dynamics probe
@@ -155,6 +158,7 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	f.IntVar(&opts.DynamicsEvery, "dynamics-every", defaultDynamicsEvery, "steps between training-dynamics records: rollout E_b per band, SPAR contrast and keep-ratio (the paper's cadence is 200; 0: off; default off in 3D)")
 	f.IntVar(&opts.DynamicsTrajs, "dynamics-trajectories", dynamics.DefaultTrajectories, "test trajectories the training-dynamics rollout uses")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "build the model, print its parameter count beside U-HNO's and the training plan, and exit without generating or reading data")
+	f.StringVar(&opts.Precision, "precision", "", "bf16 or fp32: bf16 autocasts the dense products on the CUDA backend (default: bf16 for cfd3d on the CUDA backend, fp32 otherwise; the CPU computes in float32; kept on --resume)")
 	f.IntVar(&opts.StopAfter, "stop-after", 0, "stop after this step with a checkpoint, as Ctrl-C would (0: run to the end)")
 	f.DurationVar(&opts.DistTimeout, "dist-timeout", dist.DefaultTimeout, "under mpirun or srun: how long a rank waits for the others in a collective before it stops the run with an error (a rank died or hangs)")
 	return cmd
@@ -181,6 +185,9 @@ type buildRecord struct {
 	// checkpoint was written; a resume restores them. Absent in
 	// checkpoints of older versions.
 	Control *runControl `json:"control,omitempty"`
+	// Precision is the run's --precision, bf16 or fp32 (precision.go);
+	// absent in checkpoints of older versions, which trained in fp32.
+	Precision string `json:"precision,omitempty"`
 }
 
 // runControl is the run-control settings of `uhno train`: how often to log,
@@ -433,6 +440,9 @@ func trainRunComm(ctx context.Context, opts *trainOptions, comm dist.Comm, launc
 		return err
 	}
 	defer closeBackend()
+	if err := setPrecision(backend, cfg.Task, opts.Precision, opts.Resume != "", &rec, opts.Out); err != nil {
+		return err
+	}
 
 	rec.Control = controlOf(opts)
 

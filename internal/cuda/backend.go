@@ -41,6 +41,10 @@ type Backend struct {
 	// scratch is reusable device memory for operations that need it
 	// (complex spectra, per-sample statistics), grown on demand.
 	scratch map[string]*Buf
+
+	// autocast is the last argument of the dense products' kernels: 1
+	// rounds their operands to bf16 (SetPrecision), 0 computes in fp32.
+	autocast int
 }
 
 var _ tensor.Backend = (*Backend)(nil)

@@ -16,7 +16,7 @@ func (b *Backend) Conv3(y, x, w, bias *tensor.Tensor) {
 		return
 	}
 	d, n0, n1, n2 := convArgs(x)
-	b.launch("c3_forward", Elementwise(y.Numel()), buf(y), buf(x), buf(w), buf(bias), x.Batch(), x.Channels(), y.Channels(), d, n0, n1, n2)
+	b.launch("c3_forward", Elementwise(y.Numel()), buf(y), buf(x), buf(w), buf(bias), x.Batch(), x.Channels(), y.Channels(), d, n0, n1, n2, b.autocast)
 }
 
 // Conv3Backward implements tensor.Backend: dx += the gather of the taps
@@ -31,11 +31,11 @@ func (b *Backend) Conv3Backward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	d, n0, n1, n2 := convArgs(x)
 	nb, cin, cout := x.Batch(), x.Channels(), dy.Channels()
 	if dx != nil {
-		b.launch("c3_backward_dx", Elementwise(dx.Numel()), buf(dx), buf(dy), buf(w), nb, cin, cout, d, n0, n1, n2)
+		b.launch("c3_backward_dx", Elementwise(dx.Numel()), buf(dx), buf(dy), buf(w), nb, cin, cout, d, n0, n1, n2, b.autocast)
 	}
 	if dw != nil || dbias != nil {
 		k := tensor.Numel(w.Shape) / cout
-		b.launch("c3_backward_dw", PerRow(cout*(k+1), c3Block), buf(dw), buf(dbias), buf(dy), buf(x), nb, cin, cout, d, n0, n1, n2)
+		b.launch("c3_backward_dw", PerRow(cout*(k+1), c3Block), buf(dw), buf(dbias), buf(dy), buf(x), nb, cin, cout, d, n0, n1, n2, b.autocast)
 	}
 }
 

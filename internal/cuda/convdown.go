@@ -23,7 +23,7 @@ func (b *Backend) ConvDown(y, x, w, bias *tensor.Tensor) {
 		return
 	}
 	d, n0, n1, n2 := convArgs(x)
-	b.launch("cd_forward", Gemm(cout, p, nb), buf(y), buf(x), buf(w), buf(bias), nb, cin, cout, d, n0, n1, n2)
+	b.launch("cd_forward", Gemm(cout, p, nb), buf(y), buf(x), buf(w), buf(bias), nb, cin, cout, d, n0, n1, n2, b.autocast)
 }
 
 // ConvDownBackward implements tensor.Backend:
@@ -39,12 +39,12 @@ func (b *Backend) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	}
 	d, n0, n1, n2 := convArgs(x)
 	if dx != nil {
-		b.launch("cd_backward_dx", Gemm(cin, p, nb<<d), buf(dx), buf(dy), buf(w), nb, cin, cout, d, n0, n1, n2)
+		b.launch("cd_backward_dx", Gemm(cin, p, nb<<d), buf(dx), buf(dy), buf(w), nb, cin, cout, d, n0, n1, n2, b.autocast)
 	}
 	if dw != nil {
 		taps := w.Numel() / (cout * cin)
 		b.weightGrad("cd", buf(dw), cout, cin*taps, nb*p, func(g Geometry, out *Buf, chunk, splits, acc int) {
-			b.launch("cd_backward_dw", g, out, buf(dy), buf(x), nb, cin, cout, d, n0, n1, n2, chunk, splits, acc)
+			b.launch("cd_backward_dw", g, out, buf(dy), buf(x), nb, cin, cout, d, n0, n1, n2, chunk, splits, acc, b.autocast)
 		})
 	}
 	if dbias != nil {

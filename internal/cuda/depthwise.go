@@ -18,7 +18,7 @@ func (b *Backend) DepthwiseConv(y, x, w, bias *tensor.Tensor) {
 	}
 	d, n0, n1, n2 := convArgs(x)
 	planes := x.Batch() * x.Channels()
-	b.launch("dw_forward", Elementwise(y.Numel()), buf(y), buf(x), buf(w), buf(bias), planes, x.Channels(), d, n0, n1, n2)
+	b.launch("dw_forward", Elementwise(y.Numel()), buf(y), buf(x), buf(w), buf(bias), planes, x.Channels(), d, n0, n1, n2, b.autocast)
 }
 
 // DepthwiseConvBackward implements tensor.Backend: dx += the gather of
@@ -34,10 +34,10 @@ func (b *Backend) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) 
 	d, n0, n1, n2 := convArgs(x)
 	nb, ch := x.Batch(), x.Channels()
 	if dx != nil {
-		b.launch("dw_backward_dx", Elementwise(dx.Numel()), buf(dx), buf(dy), buf(w), nb*ch, ch, d, n0, n1, n2)
+		b.launch("dw_backward_dx", Elementwise(dx.Numel()), buf(dx), buf(dy), buf(w), nb*ch, ch, d, n0, n1, n2, b.autocast)
 	}
 	if dw != nil || dbias != nil {
 		taps := tensor.Numel(w.Shape) / ch
-		b.launch("dw_backward_dw", PerRow(ch*(taps+1), dwBlock), buf(dw), buf(dbias), buf(dy), buf(x), nb, ch, d, n0, n1, n2)
+		b.launch("dw_backward_dw", PerRow(ch*(taps+1), dwBlock), buf(dw), buf(dbias), buf(dy), buf(x), nb, ch, d, n0, n1, n2, b.autocast)
 	}
 }

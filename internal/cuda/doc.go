@@ -45,6 +45,10 @@
 //     log sigma, and SPAR's keep-ratio, k and top-k mask are computed per
 //     sample on the device. A training step is therefore a fixed sequence
 //     of launches that a CUDA graph can capture.
+//   - Precision: float32, or bf16 autocast (SetPrecision, precision.go):
+//     the dense products round their operands to bfloat16 in the kernels
+//     and accumulate in float32; storage, AdamW, FFTs and reductions stay
+//     float32 (docs/DESIGN.md, "bf16 autocast").
 //   - Numerics follow the CPU backend (internal/cpu), the reference each
 //     kernel is tested against on random inputs (the tests tagged
 //     `cuda || cudaemu`: built with `go test -c -tags cuda` and run on the

@@ -81,6 +81,22 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			return []*tensor.Tensor{y.g, dx.g, dw.g, db.g}
 		})
 
+		// bf16 autocast: the GEMM's rounding pass over each stage sits
+		// between two barriers of its own.
+		add(name+" Pointwise+ConvDown bf16", func() []*tensor.Tensor {
+			if err := gpu.SetPrecision(BF16); err != nil {
+				t.Fatal(err)
+			}
+			defer gpu.SetPrecision(FP32)
+			y, yd := both(ref, nil, ysh...), both(ref, nil, dsh...)
+			dx, dw, db := gradPair(ref, 5, sh...), gradPair(ref, 6, 6, c), gradPair(ref, 7, 6)
+			gpu.Pointwise(y.g, x.g, w.g, bias.g)
+			gpu.PointwiseBackward(dx.g, dw.g, db.g, dy.g, x.g, w.g)
+			gpu.ConvDown(yd.g, x.g, wd.g, bias.g)
+			gpu.ConvDownBackward(dx.g, nil, nil, ddy.g, x.g, wd.g)
+			return []*tensor.Tensor{y.g, dx.g, dw.g, db.g, yd.g}
+		})
+
 		dws := tensor.DepthwiseWeightShape(d, c)
 		wdw, bdw := rnd(ref, 34, dws...), rnd(ref, 35, c)
 		ddw := rnd(ref, 36, sh...)

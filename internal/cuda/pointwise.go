@@ -13,7 +13,7 @@ func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 	if y.Numel() == 0 {
 		return
 	}
-	b.launch("pw_forward", Gemm(cout, s, nb), buf(y), buf(x), buf(w), buf(bias), nb, cin, cout, s)
+	b.launch("pw_forward", Gemm(cout, s, nb), buf(y), buf(x), buf(w), buf(bias), nb, cin, cout, s, b.autocast)
 }
 
 // PointwiseBackward implements tensor.Backend:
@@ -27,11 +27,11 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 		return
 	}
 	if dx != nil {
-		b.launch("pw_backward_dx", Gemm(cin, s, nb), buf(dx), buf(dy), buf(w), nb, cin, cout, s)
+		b.launch("pw_backward_dx", Gemm(cin, s, nb), buf(dx), buf(dy), buf(w), nb, cin, cout, s, b.autocast)
 	}
 	if dw != nil {
 		b.weightGrad("pw", buf(dw), cout, cin, nb*s, func(g Geometry, out *Buf, chunk, splits, acc int) {
-			b.launch("pw_backward_dw", g, out, buf(dy), buf(x), nb, cin, cout, s, chunk, splits, acc)
+			b.launch("pw_backward_dw", g, out, buf(dy), buf(x), nb, cin, cout, s, chunk, splits, acc, b.autocast)
 		})
 	}
 	if dbias != nil {
