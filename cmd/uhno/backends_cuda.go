@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -21,8 +22,9 @@ import (
 // exits with its own message when no NVIDIA driver is present, so nothing
 // here runs on a machine without one.
 
-// gpuOrdinal is the GPU uhno-cuda computes on.
-const gpuOrdinal = 0
+// gpuOrdinal is the GPU uhno-cuda computes on: the process's rank on its
+// node under mpirun or srun (one GPU a rank), else GPU 0.
+var gpuOrdinal = localRank(os.Getenv)
 
 // compiledBackends lists the compute backends this binary computes on: the
 // CUDA backend; train and eval use GPU 0.

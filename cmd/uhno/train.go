@@ -443,6 +443,10 @@ func trainRunComm(ctx context.Context, opts *trainOptions, comm dist.Comm, launc
 	if err := setPrecision(backend, cfg.Task, opts.Precision, opts.Resume != "", &rec, opts.Out); err != nil {
 		return err
 	}
+	reduceOnDevice, err := joinDevices(backend, comm, opts)
+	if err != nil {
+		return err
+	}
 
 	rec.Control = controlOf(opts)
 
@@ -572,7 +576,7 @@ func trainRunComm(ctx context.Context, opts *trainOptions, comm dist.Comm, launc
 		Dir: runDir, Resume: opts.Resume, StopAfter: opts.StopAfter, Progress: !opts.Quiet, Graph: opts.Graph,
 		DataSeed: uint64(cfg.Seed), Run: cfg, Version: version, Build: rec,
 		DataGuard: watch, SaveFault: saveFault, Extend: extend, Probes: probes,
-		Comm: comm,
+		Comm: comm, ReduceOnDevice: reduceOnDevice,
 	}
 	res, err := train.Run(ctx, tcfg, opts.Err)
 	if err != nil {
@@ -820,4 +824,45 @@ func buildModel(cfg config.Config, in, out int, opts *trainOptions, rec *buildRe
 	s := m.Spec()
 	return m, fmt.Sprintf("%s (mode %s), L %d, C0 %d, K0 %d: %s parameters", m.Name(), s.Mode, s.Levels, s.C0, s.K0,
 		model.FormatCount(m.Params().Count())), nil
+}
+
+// ranksJoiner is a backend that all-reduces device buffers itself (the
+// CUDA backend: NCCL on GPUs, the rank group under the emulator).
+type ranksJoiner interface {
+	JoinRanks(c dist.Comm, timeout time.Duration) error
+	AllReduceSum(s tensor.Storage, n int) error
+}
+
+// joinDevices makes a data-parallel run's backend one rank of comm when
+// it can all-reduce on the device, and returns that all-reduce for
+// train.Config.ReduceOnDevice; nil keeps the gradients on MPI's host path
+// (the CPU backend, or NCCL missing on some rank: said once, by rank 0).
+func joinDevices(backend tensor.Backend, comm dist.Comm, opts *trainOptions) (func(tensor.Storage, int) error, error) {
+	j, ok := backend.(ranksJoiner)
+	if !ok || comm.Size() == 1 {
+		return nil, nil
+	}
+	joinErr := j.JoinRanks(comm, opts.DistTimeout)
+	// Every rank must take the same path, or the all-reduces would not
+	// match.
+	joined := []float32{1}
+	if joinErr != nil {
+		joined[0] = 0
+	}
+	if err := comm.AllReduceSum(joined); err != nil {
+		return nil, fmt.Errorf("train: agreeing on the device all-reduce: %w", err)
+	}
+	if n := int(joined[0]); n != 0 && n != comm.Size() {
+		return nil, fmt.Errorf("train: %d of the %d ranks joined the device all-reduce (NCCL), the others could not: %v", n, comm.Size(), joinErr)
+	}
+	if joinErr != nil {
+		if comm.Rank() == 0 {
+			fmt.Fprintf(opts.Out, "data parallel: the gradients go through MPI with host copies (%s)\n", oneLine(joinErr.Error()))
+		}
+		return nil, nil
+	}
+	if comm.Rank() == 0 {
+		fmt.Fprintln(opts.Out, "data parallel: the gradients are all-reduced on the device")
+	}
+	return j.AllReduceSum, nil
 }

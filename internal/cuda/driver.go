@@ -3,9 +3,11 @@
 package cuda
 
 import (
+	"time"
 	"unsafe"
 
 	"uhno/internal/cuda/cufft"
+	"uhno/internal/dist"
 )
 
 // driver is everything the backend asks of CUDA: memory, copies, kernel
@@ -65,6 +67,12 @@ type driver interface {
 	FFTPlan(n []int, batch int, typ cufft.Type) (fftPlan, error)
 	FFTExec(p fftPlan, in, out uintptr) error
 	FFTDestroy(p fftPlan) error
+	// JoinRanks makes the driver one rank of the data-parallel group c
+	// (collective.go); AllReduceSum then sums n float32 at device address
+	// p over the ranks in place, after the stream's work, and waits for
+	// it, for at most timeout.
+	JoinRanks(c dist.Comm, timeout time.Duration) error
+	AllReduceSum(p uintptr, n int) error
 	// Close releases the stream and the context (the backend has freed
 	// its memory and plans first).
 	Close() error

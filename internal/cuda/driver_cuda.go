@@ -43,11 +43,14 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 	"unsafe"
 
 	"gorgonia.org/cu"
 
 	"uhno/internal/cuda/cufft"
+	"uhno/internal/cuda/nccl"
+	"uhno/internal/dist"
 )
 
 //go:embed ptx/*.ptx
@@ -80,6 +83,12 @@ type realDriver struct {
 	fns    map[string]cu.Function
 	fft    *cufft.Lib
 	plans  map[fftPlan]realPlan
+
+	// nccl and comm are the data-parallel group's NCCL communicator
+	// (JoinRanks), commTimeout the bound on one all-reduce.
+	nccl        *nccl.Lib
+	comm        nccl.Comm
+	commTimeout time.Duration
 
 	// args and argp are C memory for kernel parameters (maxArgs slots):
 	// the values and the pointers to them that cuLaunchKernel reads.
@@ -505,6 +514,12 @@ func (d *realDriver) Close() error {
 		return err
 	}
 	defer leave()
+	if d.nccl != nil {
+		if nerr := d.nccl.Destroy(d.comm); err == nil {
+			err = nerr
+		}
+		d.nccl = nil
+	}
 	for p, pl := range d.plans {
 		if derr := d.fft.Destroy(pl.h); err == nil {
 			err = derr
@@ -521,4 +536,87 @@ func (d *realDriver) Close() error {
 	C.free(unsafe.Pointer(d.argp))
 	d.args, d.argp = nil, nil
 	return err
+}
+
+// JoinRanks implements driver: it loads NCCL, rank 0 makes the
+// communicator's unique id, c broadcasts it, and every rank joins with
+// this driver's context current (one GPU a rank: the launcher's local
+// rank picks the device, cmd/uhno).
+func (d *realDriver) JoinRanks(c dist.Comm, timeout time.Duration) error {
+	// Every rank must load NCCL before any joins: a rank that cannot would
+	// leave the others waiting in ncclCommInitRank forever.
+	lib, err := nccl.Load()
+	missing := []float32{0}
+	if err != nil {
+		missing[0] = 1
+	}
+	if aerr := c.AllReduceSum(missing); aerr != nil {
+		return fmt.Errorf("agreeing on NCCL: %w", aerr)
+	}
+	if err != nil {
+		return err
+	}
+	if missing[0] > 0 {
+		return fmt.Errorf("NCCL could not be loaded on %d of the %d ranks", int(missing[0]), c.Size())
+	}
+	var id nccl.ID
+	if c.Rank() == 0 {
+		if id, err = lib.UniqueID(); err != nil {
+			return err
+		}
+	}
+	if err := c.Broadcast(id[:], 0); err != nil {
+		return fmt.Errorf("broadcasting the NCCL id: %w", err)
+	}
+	leave, err := d.enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	comm, err := lib.CommInitRank(id, c.Size(), c.Rank())
+	if err != nil {
+		return err
+	}
+	d.nccl, d.comm, d.commTimeout = lib, comm, timeout
+	return nil
+}
+
+// AllReduceSum implements driver: ncclAllReduce in place on the stream,
+// then a wait that polls the stream and the communicator's asynchronous
+// error; a dead peer or the timeout aborts the communicator (a collective
+// that cannot complete would otherwise hang the stream forever).
+func (d *realDriver) AllReduceSum(p uintptr, n int) error {
+	if d.nccl == nil {
+		return fmt.Errorf("cuda: all-reduce before JoinRanks")
+	}
+	leave, err := d.enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	stream := uintptr(unsafe.Pointer(streamHandle(d.stream)))
+	if err := d.nccl.AllReduceSum(d.comm, p, p, n, stream); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(d.commTimeout)
+	for {
+		switch r := C.cuStreamQuery(streamHandle(d.stream)); r {
+		case C.CUDA_SUCCESS:
+			return nil
+		case C.CUDA_ERROR_NOT_READY:
+		default:
+			return cuResult("cuStreamQuery", r)
+		}
+		if err := d.nccl.AsyncError(d.comm); err != nil {
+			d.nccl.Abort(d.comm)
+			d.nccl = nil
+			return err
+		}
+		if d.commTimeout > 0 && time.Now().After(deadline) {
+			d.nccl.Abort(d.comm)
+			d.nccl = nil
+			return fmt.Errorf("ncclAllReduce of %d values did not complete within %s: a rank is gone or stuck", n, d.commTimeout)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 }

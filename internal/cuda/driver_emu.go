@@ -5,10 +5,12 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"time"
 	"unsafe"
 
 	"uhno/internal/cuda/cufft"
 	"uhno/internal/cuda/emu"
+	"uhno/internal/dist"
 )
 
 // emuDriver runs the backend on the CPU under internal/cuda/emu: the same
@@ -25,6 +27,8 @@ import (
 type emuDriver struct {
 	kernels map[string]emu.Kernel
 	plans   map[fftPlan]int64
+	// ranks is the data-parallel group all-reduces go through (JoinRanks).
+	ranks dist.Comm
 
 	// capturing is the recording in progress (nil when not capturing);
 	// invalid holds the first error that invalidated it.
@@ -171,6 +175,36 @@ func (d *emuDriver) FFTDestroy(p fftPlan) error {
 	}
 	delete(d.plans, p)
 	return emu.FFTDestroy(h)
+}
+
+// JoinRanks implements driver. The emulator's device memory is host
+// memory, so its all-reduce goes through c itself (MPI or in-process
+// ranks): a stand-in for NCCL that runs training's device path
+// (Config.ReduceOnDevice) without a GPU. The timeout is c's own.
+func (d *emuDriver) JoinRanks(c dist.Comm, _ time.Duration) error {
+	d.ranks = c
+	return nil
+}
+
+// AllReduceSum implements driver.
+func (d *emuDriver) AllReduceSum(p uintptr, n int) error {
+	if d.ranks == nil {
+		return fmt.Errorf("cudaemu: all-reduce before JoinRanks")
+	}
+	if err := d.refuse("an all-reduce"); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	host := make([]float32, n)
+	if err := emu.CopyDtoH(unsafe.Pointer(&host[0]), p, 4*int64(n)); err != nil {
+		return err
+	}
+	if err := d.ranks.AllReduceSum(host); err != nil {
+		return err
+	}
+	return emu.CopyHtoD(p, unsafe.Pointer(&host[0]), 4*int64(n))
 }
 
 func (d *emuDriver) Close() error {
