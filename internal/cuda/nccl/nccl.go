@@ -93,8 +93,8 @@ type Comm uintptr
 
 // Lib is a loaded NCCL library.
 type Lib struct {
-	path   string
-	handle unsafe.Pointer
+	path                                                                            string
+	handle                                                                          unsafe.Pointer
 	version, uniqueID, initRank, allReduce, destroy, abort, asyncError, errorString unsafe.Pointer
 }
 
@@ -209,8 +209,12 @@ func (l *Lib) AsyncError(c Comm) error {
 }
 
 // Destroy frees a communicator after its work completed.
-func (l *Lib) Destroy(c Comm) error { return l.check("ncclCommDestroy", C.call_comm(l.destroy, C.uintptr_t(c))) }
+func (l *Lib) Destroy(c Comm) error {
+	return l.check("ncclCommDestroy", C.call_comm(l.destroy, C.uintptr_t(c)))
+}
 
 // Abort frees a communicator at once, cancelling its pending work (after
 // a peer died: a collective that can no longer complete).
-func (l *Lib) Abort(c Comm) error { return l.check("ncclCommAbort", C.call_comm(l.abort, C.uintptr_t(c))) }
+func (l *Lib) Abort(c Comm) error {
+	return l.check("ncclCommAbort", C.call_comm(l.abort, C.uintptr_t(c)))
+}
