@@ -14,8 +14,6 @@
 package cufft
 
 /*
-#cgo LDFLAGS: -ldl
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <stdint.h>
 
@@ -30,9 +28,6 @@ typedef cufftResult (*execC2R_t)(cufftHandle, void *, void *);
 typedef cufftResult (*destroy_t)(cufftHandle);
 typedef cufftResult (*version_t)(int *);
 
-static void *uhno_dlopen(const char *p) { return dlopen(p, RTLD_NOW | RTLD_LOCAL); }
-static const char *uhno_dlerror(void) { const char *e = dlerror(); return e ? e : "unknown error"; }
-static void *uhno_dlsym(void *h, const char *s) { return dlsym(h, s); }
 
 static cufftResult call_planMany(void *f, cufftHandle *plan, int rank, int *n, int batch, cufftType type) {
 	return ((planMany_t)f)(plan, rank, n, NULL, 1, 0, NULL, 1, 0, type, batch);
@@ -50,6 +45,8 @@ import (
 	"os"
 	"strings"
 	"unsafe"
+
+	"uhno/internal/cuda/dlib"
 )
 
 // EnvPath names a cuFFT library to load before the default names.
@@ -75,7 +72,6 @@ type Handle int32
 // Lib is a loaded cuFFT library.
 type Lib struct {
 	path                                                    string
-	handle                                                  unsafe.Pointer
 	planMany, setStream, execR2C, execC2R, destroy, version unsafe.Pointer
 }
 
@@ -92,32 +88,11 @@ func Load() (*Lib, error) {
 // LoadFrom opens the first library of names that loads and has every
 // symbol uhno needs. The error names every attempt and why it failed.
 func LoadFrom(names []string) (*Lib, error) {
-	var tried []string
-	for _, name := range names {
-		cs := C.CString(name)
-		h := C.uhno_dlopen(cs)
-		C.free(unsafe.Pointer(cs))
-		if h == nil {
-			tried = append(tried, fmt.Sprintf("%s (%s)", name, C.GoString(C.uhno_dlerror())))
-			continue
-		}
-		l := &Lib{path: name, handle: h}
-		var missing []string
-		for _, s := range []struct {
-			name string
-			dst  *unsafe.Pointer
-		}{{"cufftPlanMany", &l.planMany}, {"cufftSetStream", &l.setStream}, {"cufftExecR2C", &l.execR2C},
-			{"cufftExecC2R", &l.execC2R}, {"cufftDestroy", &l.destroy}, {"cufftGetVersion", &l.version}} {
-			cs := C.CString(s.name)
-			*s.dst = C.uhno_dlsym(h, cs)
-			C.free(unsafe.Pointer(cs))
-			if *s.dst == nil {
-				missing = append(missing, s.name)
-			}
-		}
-		if len(missing) > 0 {
-			tried = append(tried, fmt.Sprintf("%s (lacks %s)", name, strings.Join(missing, ", ")))
-			continue
+	path, syms, tried := dlib.Load(names, []string{"cufftPlanMany", "cufftSetStream", "cufftExecR2C", "cufftExecC2R", "cufftDestroy", "cufftGetVersion"})
+	if syms != nil {
+		l := &Lib{path: path}
+		for i, dst := range []*unsafe.Pointer{&l.planMany, &l.setStream, &l.execR2C, &l.execC2R, &l.destroy, &l.version} {
+			*dst = syms[i]
 		}
 		return l, nil
 	}

@@ -19,8 +19,6 @@
 package nccl
 
 /*
-#cgo LDFLAGS: -ldl
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -38,9 +36,6 @@ typedef ncclResult_t (*commFn_t)(ncclComm_t);
 typedef ncclResult_t (*asyncError_t)(ncclComm_t, ncclResult_t *);
 typedef const char *(*errorString_t)(ncclResult_t);
 
-static void *uhno_dlopen(const char *p) { return dlopen(p, RTLD_NOW | RTLD_LOCAL); }
-static const char *uhno_dlerror(void) { const char *e = dlerror(); return e ? e : "unknown error"; }
-static void *uhno_dlsym(void *h, const char *s) { return dlsym(h, s); }
 
 static ncclResult_t call_version(void *f, int *v) { return ((getVersion_t)f)(v); }
 static ncclResult_t call_uniqueId(void *f, void *id) { return ((getUniqueId_t)f)((uhno_ncclUniqueId *)id); }
@@ -67,6 +62,8 @@ import (
 	"os"
 	"strings"
 	"unsafe"
+
+	"uhno/internal/cuda/dlib"
 )
 
 // EnvPath names an NCCL library to load before the default names.
@@ -94,7 +91,6 @@ type Comm uintptr
 // Lib is a loaded NCCL library.
 type Lib struct {
 	path                                                                            string
-	handle                                                                          unsafe.Pointer
 	version, uniqueID, initRank, allReduce, destroy, abort, asyncError, errorString unsafe.Pointer
 }
 
@@ -111,33 +107,11 @@ func Load() (*Lib, error) {
 // LoadFrom opens the first library of names that loads and has every
 // symbol uhno needs. The error names every attempt and why it failed.
 func LoadFrom(names []string) (*Lib, error) {
-	var tried []string
-	for _, name := range names {
-		cs := C.CString(name)
-		h := C.uhno_dlopen(cs)
-		C.free(unsafe.Pointer(cs))
-		if h == nil {
-			tried = append(tried, fmt.Sprintf("%s (%s)", name, C.GoString(C.uhno_dlerror())))
-			continue
-		}
-		l := &Lib{path: name, handle: h}
-		var missing []string
-		for _, s := range []struct {
-			name string
-			dst  *unsafe.Pointer
-		}{{"ncclGetVersion", &l.version}, {"ncclGetUniqueId", &l.uniqueID}, {"ncclCommInitRank", &l.initRank},
-			{"ncclAllReduce", &l.allReduce}, {"ncclCommDestroy", &l.destroy}, {"ncclCommAbort", &l.abort},
-			{"ncclCommGetAsyncError", &l.asyncError}, {"ncclGetErrorString", &l.errorString}} {
-			cs := C.CString(s.name)
-			*s.dst = C.uhno_dlsym(h, cs)
-			C.free(unsafe.Pointer(cs))
-			if *s.dst == nil {
-				missing = append(missing, s.name)
-			}
-		}
-		if len(missing) > 0 {
-			tried = append(tried, fmt.Sprintf("%s (lacks %s)", name, strings.Join(missing, ", ")))
-			continue
+	path, syms, tried := dlib.Load(names, []string{"ncclGetVersion", "ncclGetUniqueId", "ncclCommInitRank", "ncclAllReduce", "ncclCommDestroy", "ncclCommAbort", "ncclCommGetAsyncError", "ncclGetErrorString"})
+	if syms != nil {
+		l := &Lib{path: path}
+		for i, dst := range []*unsafe.Pointer{&l.version, &l.uniqueID, &l.initRank, &l.allReduce, &l.destroy, &l.abort, &l.asyncError, &l.errorString} {
+			*dst = syms[i]
 		}
 		return l, nil
 	}

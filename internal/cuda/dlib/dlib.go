@@ -1,0 +1,54 @@
+// Package dlib opens a shared library at run time (dlopen) and resolves
+// the symbols a caller needs: the one loader behind packages cufft and
+// nccl, which load NVIDIA's libraries by soname so that a binary starts
+// where they are absent and picks up whichever version is installed.
+package dlib
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+
+static void *dlib_open(const char *p) { return dlopen(p, RTLD_NOW | RTLD_LOCAL); }
+static const char *dlib_error(void) { const char *e = dlerror(); return e ? e : "unknown error"; }
+static void *dlib_sym(void *h, const char *s) { return dlsym(h, s); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// Load opens the first of names that loads and defines every one of
+// symbols, and returns its name and the symbols' addresses in order.
+// When none does it returns the attempts, one "name (why)" each, for the
+// caller's error.
+func Load(names, symbols []string) (path string, syms []unsafe.Pointer, tried []string) {
+	for _, name := range names {
+		cs := C.CString(name)
+		h := C.dlib_open(cs)
+		C.free(unsafe.Pointer(cs))
+		if h == nil {
+			tried = append(tried, fmt.Sprintf("%s (%s)", name, C.GoString(C.dlib_error())))
+			continue
+		}
+		syms = make([]unsafe.Pointer, len(symbols))
+		var missing []string
+		for i, s := range symbols {
+			cs := C.CString(s)
+			syms[i] = C.dlib_sym(h, cs)
+			C.free(unsafe.Pointer(cs))
+			if syms[i] == nil {
+				missing = append(missing, s)
+			}
+		}
+		if len(missing) > 0 {
+			tried = append(tried, fmt.Sprintf("%s (lacks %s)", name, strings.Join(missing, ", ")))
+			continue
+		}
+		return name, syms, nil
+	}
+	return "", nil, tried
+}
