@@ -320,7 +320,7 @@ func ablateRun(ctx context.Context, opts *ablateOptions) error {
 	if err != nil {
 		return err
 	}
-	td, err := openTaskData(cfg0, path, stride, dataDir)
+	td, err := openTaskData(cfg0, path, stride, statsFrom{Sidecar: freshSidecar(path, dataDir)})
 	if err != nil {
 		return err
 	}

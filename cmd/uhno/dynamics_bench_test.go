@@ -44,7 +44,7 @@ func BenchmarkDynamics(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	td, err := openTaskData(cfg, gen.Path, 1, dir)
+	td, err := openTaskData(cfg, gen.Path, 1, statsFrom{Sidecar: freshSidecar(gen.Path, dir)})
 	if err != nil {
 		b.Fatal(err)
 	}

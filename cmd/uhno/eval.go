@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/data"
 	"uhno/internal/datagen"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
@@ -192,18 +193,27 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 		steps = opts.Rollout
 	}
 	steps *= opts.HorizonMult
-	dataDir := opts.DataDir
+	dataDir := opts.DataDir // only looked in for the statistics of a run of an older uhno
 	if dataDir == "" {
-		var err error
-		if dataDir, err = datagen.DefaultDir(); err != nil {
-			return err
-		}
+		dataDir, _ = datagen.DefaultDir() // no cache directory: nothing to look in
 	}
 	if _, err := os.Stat(cks[0].rec.Data); err != nil {
 		return fmt.Errorf("eval: checkpoint %s was trained on %s, which is not there (%v); generate it again with uhno datagen --task %s",
 			cks[0].dir, cks[0].rec.Data, err, cfg0.Task)
 	}
-	td, err := openTaskData(cfg0, cks[0].rec.Data, cks[0].rec.Stride, dataDir)
+	for _, ck := range cks { // the data file must be the one each run trained on, as a resume checks
+		if ck.rec.DataStamp == nil {
+			continue
+		}
+		now, err := data.StampFile(ck.rec.Data)
+		if err != nil {
+			return fmt.Errorf("eval: checkpoint %s: %w", ck.dir, err)
+		}
+		if err := ck.rec.DataStamp.Match(ck.rec.Data, now); err != nil {
+			return fmt.Errorf("eval: checkpoint %s: %w; it is not the data the run was trained on (restore the file, or train again)", ck.dir, err)
+		}
+	}
+	td, err := openTaskData(cfg0, cks[0].rec.Data, cks[0].rec.Stride, runStats(cks[0].rec, dataDir))
 	if err != nil {
 		return err
 	}

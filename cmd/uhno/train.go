@@ -188,6 +188,12 @@ type buildRecord struct {
 	// Precision is the run's --precision, bf16 or fp32 (precision.go);
 	// absent in checkpoints of older versions, which trained in fp32.
 	Precision string `json:"precision,omitempty"`
+	// Stats are the normalisation statistics the run trains with (the
+	// training split's per-field mean and std). Eval, resume, ablate and
+	// predict normalise with them, so a run needs nothing but its
+	// checkpoint and its data file. Absent in checkpoints of older
+	// versions (runStats then finds or recomputes them).
+	Stats *data.Stats `json:"stats,omitempty"`
 }
 
 // runControl is the run-control settings of `uhno train`: how often to log,
@@ -492,12 +498,17 @@ func trainRunComm(ctx context.Context, opts *trainOptions, comm dist.Comm, launc
 			return fmt.Errorf("train: cannot resume %s: %w; it is not the data the run was trained on (restore the file, or start a new run)", ckDir, err)
 		}
 	}
-	td, err := openTaskData(cfg, path, stride, dataDir)
+	from := statsFrom{Sidecar: freshSidecar(path, dataDir)}
+	if opts.Resume != "" {
+		from = runStats(rec, dataDir)
+	}
+	td, err := openTaskData(cfg, path, stride, from)
 	if err != nil {
 		return err
 	}
 	defer td.ds.Close()
 	ds, split, plan, stats := td.ds, td.split, td.plan, td.stats
+	rec.Stats = &stats // every later command that opens the run normalises with these
 	batcher, err := data.NewBatcher(plan, split.Train, data.BatchOptions{Batch: cfg.Optim.Batch, Seed: uint64(cfg.Seed), Stats: &stats,
 		Shards: size, Shard: rank})
 	if err != nil {

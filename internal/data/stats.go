@@ -221,24 +221,12 @@ func LoadOrComputeStats(p *Plan, train []int, sidecarPath string) (s Stats, cach
 		s, err = ComputeStats(p, train)
 		return s, false, err
 	}
-	want, err := entryFor(p, train)
-	if err != nil {
+	want, sc, found, err := lookupStats(p, train, sidecarPath)
+	if err != nil || found != nil {
+		if found != nil {
+			return *found, true, nil
+		}
 		return Stats{}, false, err
-	}
-	var sc sidecar
-	raw, err := os.ReadFile(sidecarPath)
-	switch {
-	case err == nil:
-		if json.Unmarshal(raw, &sc) != nil || sc.Format != statsFormat {
-			sc = sidecar{} // unreadable or another version: rebuilt below
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return Stats{}, false, fmt.Errorf("data: reading statistics %s: %v", sidecarPath, err)
-	}
-	for _, e := range sc.Entries {
-		if e.Key == want.Key && len(e.Mean) == len(e.Fields) && len(e.Std) == len(e.Fields) && slices.Equal(e.Fields, p.union) {
-			return e.Stats, true, nil
-		}
 	}
 	if s, err = ComputeStats(p, train); err != nil {
 		return Stats{}, false, err
@@ -263,4 +251,59 @@ func LoadOrComputeStats(p *Plan, train []int, sidecarPath string) (s Stats, cach
 		return Stats{}, false, fmt.Errorf("data: writing statistics: %v", err)
 	}
 	return s, false, nil
+}
+
+// CachedStats returns the statistics of plan p over train stored in the
+// sidecar at sidecarPath, or ok false when the sidecar is absent or holds
+// no entry for exactly this file version, split and sampling. It never
+// computes nor writes anything: commands that open a finished run look up
+// statistics an older uhno cached without leaving files behind.
+func CachedStats(p *Plan, train []int, sidecarPath string) (s Stats, ok bool, err error) {
+	_, _, found, err := lookupStats(p, train, sidecarPath)
+	if err != nil || found == nil {
+		return Stats{}, false, err
+	}
+	return *found, true, nil
+}
+
+// lookupStats reads the sidecar at path (absent: empty) and returns the
+// entry plan p over train would have, the sidecar as read, and the stored
+// statistics when an entry matches.
+func lookupStats(p *Plan, train []int, path string) (want statsEntry, sc sidecar, found *Stats, err error) {
+	if want, err = entryFor(p, train); err != nil {
+		return want, sc, nil, err
+	}
+	raw, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if json.Unmarshal(raw, &sc) != nil || sc.Format != statsFormat {
+			sc = sidecar{} // unreadable or another version: rebuilt by the caller
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return want, sc, nil, fmt.Errorf("data: reading statistics %s: %v", path, err)
+	}
+	for _, e := range sc.Entries {
+		if e.Key == want.Key && len(e.Mean) == len(e.Fields) && len(e.Std) == len(e.Fields) && slices.Equal(e.Fields, p.union) {
+			st := e.Stats
+			return want, sc, &st, nil
+		}
+	}
+	return want, sc, nil, nil
+}
+
+// Check reports whether s normalises the resident fields of plan p: the
+// same field names in the same order, with one finite mean and one
+// positive standard deviation each. Statistics recorded in a checkpoint
+// are checked with it before they are used on the data file.
+func (s *Stats) Check(p *Plan) error {
+	if !slices.Equal(s.Fields, p.union) || len(s.Mean) != len(s.Fields) || len(s.Std) != len(s.Fields) {
+		return fmt.Errorf("data: statistics of fields %v (%d means, %d standard deviations), the data %s has fields %v",
+			s.Fields, len(s.Mean), len(s.Std), p.d.path, p.union)
+	}
+	for i := range s.Fields {
+		if math.IsNaN(s.Mean[i]) || math.IsInf(s.Mean[i], 0) || !(s.Std[i] > 0) || math.IsInf(s.Std[i], 0) {
+			return fmt.Errorf("data: statistics of field %s: mean %v, std %v; want a finite mean and a positive std", s.Fields[i], s.Mean[i], s.Std[i])
+		}
+	}
+	return nil
 }
