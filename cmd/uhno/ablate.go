@@ -26,6 +26,7 @@ import (
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
 	"uhno/internal/model"
+	"uhno/internal/runlock"
 	"uhno/internal/train"
 )
 
@@ -364,9 +365,11 @@ func ablateRun(ctx context.Context, opts *ablateOptions) error {
 		}
 		fmt.Fprintln(opts.Out, line)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	lk, err := runlock.Acquire(dir) // one ablation per directory; each run locks its own too
+	if err != nil {
 		return fmt.Errorf("ablate: %w", err)
 	}
+	defer lk.Release()
 
 	// Train every entry: finished runs are skipped, interrupted ones
 	// resumed.

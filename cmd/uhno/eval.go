@@ -24,6 +24,7 @@ import (
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
+	"uhno/internal/runlock"
 	"uhno/internal/train"
 )
 
@@ -245,9 +246,11 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 	if runDir == "" {
 		runDir = filepath.Join("runs", "eval-"+cfg0.Task)
 	}
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
+	lk, err := runlock.Acquire(runDir)
+	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	defer lk.Release()
 
 	backend, closeBackend, err := openBackend(opts.Threads, opts.Err)
 	if err != nil {

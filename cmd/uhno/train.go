@@ -24,6 +24,7 @@ import (
 	"uhno/internal/dist"
 	"uhno/internal/dynamics"
 	"uhno/internal/model"
+	"uhno/internal/runlock"
 	"uhno/internal/tensor"
 	"uhno/internal/train"
 )
@@ -533,6 +534,13 @@ func trainRunComm(ctx context.Context, opts *trainOptions, comm dist.Comm, launc
 			name = rec.Model // fno-wider builds an FNO: keep it apart from runs/<task>-fno
 		}
 		runDir = filepath.Join("runs", cfg.Task+"-"+name)
+	}
+	if rank == 0 { // the one writer of the run directory, until the command exits
+		lk, err := runlock.Acquire(runDir)
+		if err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		defer lk.Release()
 	}
 	fmt.Fprintf(opts.Out, "%s on %s: %s\n", cfg.Task, backend.Name(), desc)
 	valPairs := 0

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package runlock
+
+import "os"
+
+// tryLock does not lock where flock(2) is missing: uhno's supported
+// systems are Linux (and other Unix); elsewhere one writer per run
+// directory is the user's to keep.
+func tryLock(*os.File) (bool, error) { return true, nil }
