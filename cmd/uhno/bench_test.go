@@ -64,7 +64,7 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"--mode", "Z"}, `bench: --mode "Z": want full or one of A..I (Tab. ablation-setup)`},
 		{[]string{"--repeats", "0"}, "bench: --repeats 0: want at least 1"},
 		{[]string{"--batch", "-1"}, "bench: --warmup, --batch, --grid and --threads must not be negative"},
-		{[]string{"--task", "burger"}, `bench: --task "burger": want one of burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d`},
+		{[]string{"--task", "burger"}, `bench: --task "burger": want one of burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock`},
 		{[]string{"--params", "lots"}, `bench: --params: model: parameter count "lots": want a positive number with an optional k or M suffix, such as 0.62M`},
 		{[]string{"--preset", "cost-spar", "--mode", "F"}, "bench: --mode does not apply to preset cost-spar, which compares modes full and F"},
 		{[]string{"--preset", "cost-spar", "--model", "fno"}, "bench: preset cost-spar has no fno rows: it compares U-HNO's modes full and F"},

@@ -196,9 +196,9 @@ func TestLoadErrors(t *testing.T) {
 		want string // the whole error; FILE stands for the file's path
 	}{
 		{"no task", "", nil, "", nil,
-			"config: no task given; pass --task NAME (one of burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d), set UHNO_TASK, or put task: in the --config file"},
+			"config: no task given; pass --task NAME (one of burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock), set UHNO_TASK, or put task: in the --config file"},
 		{"unknown task from env", "", map[string]string{"UHNO_TASK": "heat"}, "", nil,
-			`config: unknown task "heat"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d`},
+			`config: unknown task "heat"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock`},
 		{"unknown key in file", "burgers", nil, "my.yaml|optim:\n  lrr: 0.1\n", nil,
 			`config: unknown key "optim.lrr" in FILE; did you mean "optim.lr"?`},
 		{"wrong type in file", "burgers", nil, "my.yaml|model:\n  c0: abc\n", nil,

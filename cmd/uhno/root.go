@@ -130,6 +130,13 @@ Tasks (the paper's benchmarks; each has a built-in configuration):
 		fmt.Fprintf(&b, "  %-8s %s: %s\n", t.Name, t.Title, t.Summary)
 	}
 	b.WriteString(`
+Burgers regimes (not among the paper's eight; select with --task, e.g.
+--task burgers-shock; each has a built-in configuration):
+`)
+	for _, t := range config.Regimes() {
+		fmt.Fprintf(&b, "  %-14s %s\n", t.Name, t.Summary)
+	}
+	b.WriteString(`
 Commands: "config" prints a task's merged configuration, "datagen"
 generates a task's dataset (or indexes a PDEBench file), "train" trains
 U-HNO (any ablation mode A-I) or a baseline (--model: FNO, FNO-wider,

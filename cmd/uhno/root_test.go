@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 		{name: "stray argument", args: []string{"config", "ks"}, wantCode: 1,
 			wantStderr: "uhno: unknown command \"ks\" for \"uhno config\"\n"},
 		{name: "unknown task", args: []string{"config", "--task", "burger"}, wantCode: 1,
-			wantStderr: "uhno: config: unknown task \"burger\"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d; did you mean \"burgers\"?\n"},
+			wantStderr: "uhno: config: unknown task \"burger\"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock; did you mean \"burgers\"?\n"},
 		{name: "unknown key", args: []string{"config", "--task", "ks", "--set", "optim.lrr=1"}, wantCode: 1,
 			wantStderr: "uhno: config: unknown key \"optim.lrr\" in --set; did you mean \"optim.lr\"?\n"},
 		{name: "wrong type", args: []string{"config", "--task", "ks", "--set", "model.c0=abc"}, wantCode: 1,

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,9 +69,46 @@ func TestLookupTask(t *testing.T) {
 		}
 	}
 	_, err := LookupTask("heat")
-	want := `config: unknown task "heat"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d`
+	want := `config: unknown task "heat"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock`
 	if err == nil || err.Error() != want {
 		t.Fatalf("LookupTask(heat) error = %v, want %q", err, want)
+	}
+}
+
+// TestRegimes: the paper's eight tasks stay eight, each its own equation;
+// each regime is a task of its own name that runs burgers' equation with
+// burgers' keys, dimension and boundary.
+func TestRegimes(t *testing.T) {
+	if n := len(Tasks()); n != 8 {
+		t.Fatalf("%d paper tasks, want 8", n)
+	}
+	for _, s := range Tasks() {
+		if s.PDE != s.Name || s.Regime() {
+			t.Errorf("paper task %s: PDE %q, regime %v", s.Name, s.PDE, s.Regime())
+		}
+	}
+	burgers, err := LookupTask("burgers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range Regimes() {
+		names = append(names, s.Name)
+		got, err := LookupTask(s.Name)
+		if err != nil || !s.Regime() || got.PDE != "burgers" {
+			t.Errorf("regime %s: LookupTask %+v, %v; want a regime of burgers", s.Name, got, err)
+		}
+		same := got
+		same.Name, same.PDE, same.Title, same.Summary = burgers.Name, burgers.PDE, burgers.Title, burgers.Summary
+		if fmt.Sprint(same) != fmt.Sprint(burgers) {
+			t.Errorf("regime %s: spec %+v differs from burgers %+v beyond its names", s.Name, got, burgers)
+		}
+	}
+	if want := []string{"burgers-paper", "burgers-shock"}; !slices.Equal(names, want) {
+		t.Errorf("regimes %v, want %v", names, want)
+	}
+	if all := TaskNames(); !slices.Equal(all[8:], names) {
+		t.Errorf("TaskNames %v: want the paper's eight, then the regimes", all)
 	}
 }
 

@@ -17,8 +17,14 @@ const (
 // keys it uses. It is fixed by the paper (Sec. 4.1, App. B); a Config for the
 // task must agree with it.
 type TaskSpec struct {
-	// Name is the task's key, e.g. "burgers".
+	// Name is the task's key, e.g. "burgers" or "burgers-shock". It names
+	// the built-in configuration, the data files and the default run
+	// directory, so it keeps regimes of one equation apart.
 	Name string
+	// PDE names the equation, and so the solver that generates the data
+	// and the rules that check its pde keys: a paper task's own name, or
+	// for a regime the name of the task it is a regime of ("burgers").
+	PDE string
 	// Title is the paper's name for it, e.g. "1D Burgers".
 	Title string
 	// Summary is a one-line description of the equation and its regime.
@@ -40,6 +46,37 @@ type TaskSpec struct {
 
 // Tasks returns the eight benchmark tasks in the paper's order.
 func Tasks() []TaskSpec {
+	specs := paperTasks()
+	for i := range specs {
+		specs[i].PDE = specs[i].Name
+	}
+	return specs
+}
+
+// Regimes returns the built-in regimes: named configurations of a paper
+// task's equation in another parameter range (issue 20). Each is a task
+// for --task, with its own configs/<name>.yaml, data files and run
+// directories, but not a column of the paper's tables.
+func Regimes() []TaskSpec {
+	burgers, _ := lookup(Tasks(), "burgers")
+	regime := func(name, title, summary string) TaskSpec {
+		s := burgers
+		s.Name, s.Title, s.Summary = name, title, summary
+		return s
+	}
+	return []TaskSpec{
+		regime("burgers-paper", "1D Burgers (paper's amplitude)",
+			"nu = 0.01, u0's covariance prefactor 7^{3/2} as App. B writes it: smooth, no fronts"),
+		regime("burgers-shock", "1D Burgers (shock-forming)",
+			"nu = 0.001 (PDEBench's lowest), solved on 2048 points: fronts under one saved cell"),
+	}
+}
+
+// Regime reports whether s is a regime of another task's equation rather
+// than one of the paper's eight tasks.
+func (s TaskSpec) Regime() bool { return s.PDE != s.Name }
+
+func paperTasks() []TaskSpec {
 	ic := []string{"pde.ic.kind", "pde.ic.alpha", "pde.ic.tau", "pde.ic.sigma"}
 	with := func(keys ...string) []string { return append(keys, ic...) }
 	return []TaskSpec{
@@ -70,9 +107,10 @@ func Tasks() []TaskSpec {
 	}
 }
 
-// TaskNames returns the task names in the paper's order.
+// TaskNames returns the names --task accepts: the paper's eight tasks in
+// its order, then the regimes.
 func TaskNames() []string {
-	specs := Tasks()
+	specs := append(Tasks(), Regimes()...)
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
@@ -80,13 +118,20 @@ func TaskNames() []string {
 	return names
 }
 
-// LookupTask returns the spec of the named task, or an error that lists the
-// valid names and suggests the nearest one.
-func LookupTask(name string) (TaskSpec, error) {
-	for _, s := range Tasks() {
+func lookup(specs []TaskSpec, name string) (TaskSpec, bool) {
+	for _, s := range specs {
 		if s.Name == name {
-			return s, nil
+			return s, true
 		}
+	}
+	return TaskSpec{}, false
+}
+
+// LookupTask returns the spec of the named task or regime, or an error that
+// lists the valid names and suggests the nearest one.
+func LookupTask(name string) (TaskSpec, error) {
+	if s, ok := lookup(append(Tasks(), Regimes()...), name); ok {
+		return s, nil
 	}
 	names := TaskNames()
 	msg := fmt.Sprintf("config: unknown task %q; valid tasks: %s", name, strings.Join(names, ", "))

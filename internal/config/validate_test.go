@@ -23,7 +23,7 @@ func TestValidateErrors(t *testing.T) {
 		want   string
 	}{
 		{"unknown task", "burgers", func(c *Config) { c.Task = "burger" },
-			`config: unknown task "burger"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d; did you mean "burgers"?`},
+			`config: unknown task "burger"; valid tasks: burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock; did you mean "burgers"?`},
 		{"dim disagrees with task", "burgers", func(c *Config) { c.Dim = 2 },
 			`config: key dim: got 2, want 1 (task burgers is 1D)`},
 		{"negative seed", "burgers", func(c *Config) { c.Seed = -1 },

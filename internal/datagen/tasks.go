@@ -8,8 +8,14 @@ import (
 )
 
 // Generator builds the solver of cfg's task from its pde.* and data.*
-// settings (paper App. B; values and choices in configs/<task>.yaml).
+// settings (paper App. B; values and choices in configs/<task>.yaml). The
+// solver is chosen by the task's equation, so a regime (burgers-shock) runs
+// its task's solver (burgers) with its own settings.
 func Generator(cfg config.Config) (pde.Generator, error) {
+	spec, err := config.LookupTask(cfg.Task)
+	if err != nil {
+		return nil, fmt.Errorf("datagen: %w", err)
+	}
 	p, d := cfg.PDE, cfg.Data
 	ic := pde.GRFParams{Alpha: p.IC.Alpha, Tau: p.IC.Tau, Sigma: p.IC.Sigma}
 	solver1 := func() int {
@@ -18,7 +24,7 @@ func Generator(cfg config.Config) (pde.Generator, error) {
 		}
 		return 0
 	}
-	switch cfg.Task {
+	switch spec.PDE {
 	case "burgers":
 		return pde.NewBurgers(pde.BurgersParams{Length: p.Domain[0], Grid: p.Grid[0], SolverGrid: solver1(),
 			Nu: p.Nu, Dt: p.Dt, TEnd: p.TEnd, Snapshots: d.Snapshots, IC: ic})
