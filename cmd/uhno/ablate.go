@@ -485,7 +485,7 @@ func ablateRunState(e *ablateEntry, spec model.Spec) (int, error) {
 	}
 	st, ck, err := train.ReadState(e.dir)
 	if err != nil {
-		return 0, fmt.Errorf("ablate: %w", err)
+		return 0, asCommand("ablate", err)
 	}
 	other := func(what string) error {
 		return fmt.Errorf("ablate: %s holds a run with other settings (%s); choose another --out or remove it", e.dir, what)

@@ -106,7 +106,7 @@ func newBenchCmd(out, errOut io.Writer, runF func(context.Context, *benchOptions
 	}
 	cmd := &cobra.Command{
 		Use:   "bench [--preset NAME | --task T] [--model uhno|fno] [--mode M] [--params 0.62M] [--batch B] [--grid N] [--repeats R] [--warmup W] [--threads N] [--json FILE]",
-		Short: "Measure parameters, FLOPs, step times and peak memory of U-HNO and FNO",
+		Short: "Measure parameters, FLOPs, step times and peak memory of U-HNO, its modes and the baselines",
 		Long: `Measure what a model costs at a task's shape (paper Tables cost and
 cost-spar): parameters, FLOPs per sample counted operation by operation
 (forward and whole training step), the time of a training step (upload,

@@ -161,7 +161,7 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 	for _, path := range opts.Checkpoints {
 		st, dir, err := train.ReadState(path)
 		if err != nil {
-			return err
+			return asCommand("eval", err)
 		}
 		if err := st.Config.Validate(); err != nil {
 			return fmt.Errorf("eval: checkpoint %s holds an invalid configuration: %w", dir, err)
@@ -272,7 +272,7 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 		}
 		st, dir, err := train.LoadWeights(ck.dir, train.Adapt(m), backend)
 		if err != nil {
-			return err
+			return asCommand("eval", err)
 		}
 		label := fmt.Sprintf("%s (%s)", m.Name(), strings.TrimSpace(strings.TrimSuffix(formatParams(m.Params().Count()), " parameters")))
 		if labels[label]++; labels[label] > 1 {

@@ -55,6 +55,12 @@ func TestRun(t *testing.T) {
 			wantStderr: "uhno: config: key spar.rho_min: got 0.95, want <= spar.rho_max (0.9)\n"},
 		{name: "bad environment", args: []string{"config", "--task", "ks"}, env: map[string]string{"UHNO_OPTIM_LR": "fast"}, wantCode: 1,
 			wantStderr: "uhno: config: key optim.lr in environment: got \"fast\", want a finite number\n"},
+		{name: "help names what exists", args: []string{"--help"},
+			wantOut: []string{"U-HNO (any ablation mode) or one of the seven baselines", "U-HNO, its modes and the baselines"}},
+		{name: "eval's errors carry its name", args: []string{"eval", "--checkpoint", "/nonexistent"}, wantCode: 1,
+			wantStderr: "uhno: eval: checkpoint /nonexistent: stat /nonexistent: no such file or directory\n"},
+		{name: "train's errors carry its name", args: []string{"train", "--resume", "/nonexistent"}, wantCode: 1,
+			wantStderr: "uhno: train: checkpoint /nonexistent: stat /nonexistent: no such file or directory\n"},
 		{name: "doctor takes no arguments", args: []string{"doctor", "now"}, wantCode: 1,
 			wantStderr: "uhno: unknown command \"now\" for \"uhno doctor\"\n"},
 	}

@@ -79,7 +79,7 @@ func newTrainCmd(out, errOut io.Writer, runF func(context.Context, *trainOptions
 	opts := &trainOptions{Out: out, Err: errOut}
 	cmd := &cobra.Command{
 		Use:   "train --task NAME [--model uhno|fno] [--mode A..I] [--steps N] [--batch B] [--out DIR] [--resume DIR] [--params 0.62M]",
-		Short: "Train U-HNO (or the FNO baseline) on a task",
+		Short: "Train U-HNO (any ablation mode) or one of the seven baselines on a task",
 		Long: `Train U-HNO or the FNO baseline on a task with the paper's recipe (Sec. 4.1):
 AdamW (lr 1e-3, weight decay 1e-4), linear warm-up then cosine annealing,
 the loss MSE + lambda_H1 H1 + lambda_CBC CBC of Eq. loss, single-step
