@@ -10,15 +10,14 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"uhno/internal/bench"
 	"uhno/internal/config"
 	"uhno/internal/cpu"
 	"uhno/internal/model"
+	"uhno/internal/progress"
 	"uhno/internal/tensor"
 	"uhno/internal/train"
 )
@@ -257,16 +256,8 @@ func benchOne(ctx context.Context, e benchEntry, opts *benchOptions, threads int
 	bopt := bench.Options{Warmup: opts.Warmup, Repeats: opts.Repeats, Seed: 1,
 		Optim: tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4}}
 	if !opts.Quiet {
-		bar := progressbar.NewOptions(1+opts.Warmup+opts.Repeats,
-			progressbar.OptionSetWriter(opts.Err),
-			progressbar.OptionSetDescription(c.Name),
-			progressbar.OptionSetItsString("steps"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(250*time.Millisecond),
-			progressbar.OptionSetWidth(20),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(opts.Err) }))
-		bopt.Progress = func(done, _ int) { _ = bar.Set(done) }
+		bar := progress.New(opts.Err, 1+opts.Warmup+opts.Repeats, progress.Options{Description: c.Name, Unit: "steps"})
+		bopt.Progress = func(done, _ int) { bar.Set(done) }
 	}
 	return bench.Run(ctx, c, bopt)
 }

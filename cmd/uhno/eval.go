@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
@@ -24,6 +23,7 @@ import (
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
+	"uhno/internal/progress"
 	"uhno/internal/runlock"
 	"uhno/internal/train"
 )
@@ -284,19 +284,10 @@ func evalRun(ctx context.Context, opts *evalOptions) error {
 			batch = ck.st.Config.Optim.Batch
 		}
 		ropt := eval.RolloutOptions{Steps: steps, Batch: batch}
-		var bar *progressbar.ProgressBar
+		var bar *progress.Bar
 		if !opts.Quiet {
-			bar = progressbar.NewOptions(len(trajs),
-				progressbar.OptionSetWriter(opts.Err),
-				progressbar.OptionSetDescription(label),
-				progressbar.OptionSetItsString("trajectories"),
-				progressbar.OptionShowIts(),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionThrottle(250*time.Millisecond),
-				progressbar.OptionSetWidth(20),
-				progressbar.OptionOnCompletion(func() { fmt.Fprintln(opts.Err) }))
-			ropt.Progress = func(done, _ int) { _ = bar.Set(done) }
+			bar = progress.New(opts.Err, len(trajs), progress.Options{Description: label, Unit: "trajectories"})
+			ropt.Progress = func(done, _ int) { bar.Set(done) }
 		}
 		start := time.Now()
 		o, err := eval.Rollout(ctx, m, backend, eval.Source{Plan: td.plan, Trajs: trajs, Stats: &td.stats, Grid: grid}, ropt)

@@ -124,7 +124,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		{[]string{"eval", "--checkpoint", uhno, "--horizon-mult", "4", "--data", dataDir, "--out", out}, "--horizon-mult 4 needs trajectories that long"},
 		{[]string{"eval", "--checkpoint", filepath.Join(dir, "nothing"), "--data", dataDir}, "uhno: eval: " /* replaced below */},
 	}
-	bad[4].want = "uhno: train: checkpoint " + filepath.Join(dir, "nothing")
+	bad[4].want = "uhno: eval: checkpoint " + filepath.Join(dir, "nothing")
 	for _, b := range bad {
 		code, _, errOut := execute(t, b.args...)
 		if code != 1 || !strings.Contains(errOut, b.want) || strings.Count(errOut, "\n") != 1 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,5 +194,35 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestProgressPlainWhenPiped: progress written to a file or pipe (here a
+// buffer) is a few plain lines, not a redrawn bar: no carriage returns,
+// and at most a line per tenth of the work plus the summary.
+func TestProgressPlainWhenPiped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates data and trains")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	sets := append(slices.Clone(tinySets), "--set", "data.train_trajectories=40", "--set", "data.test_trajectories=10", "--set", "optim.batch=4")
+	gen := append([]string{"datagen", "--task", "burgers", "--out", data}, sets...)
+	code, _, errOut := execute(t, gen...)
+	if code != 0 {
+		t.Fatalf("datagen: %d %s", code, errOut)
+	}
+	if strings.Contains(errOut, "\r") || strings.Count(errOut, "\n") > 12 || !strings.Contains(errOut, "datagen burgers: 50/50 traj (100%) in ") {
+		t.Errorf("datagen progress, piped:\n%q", errOut)
+	}
+	train := append([]string{"train", "--task", "burgers", "--data", data, "--warmup", "1", "--val-pairs", "8", "--steps", "200",
+		"--out", filepath.Join(dir, "run")}, sets...)
+	code, _, errOut = execute(t, train...)
+	if code != 0 {
+		t.Fatalf("train: %d %s", code, errOut)
+	}
+	lines := strings.Count(errOut, "\n")
+	if strings.Contains(errOut, "\r") || lines > 14 || !strings.Contains(errOut, "200/200 steps (100%) in ") {
+		t.Errorf("train progress, piped (%d lines):\n%s", lines, errOut)
 	}
 }

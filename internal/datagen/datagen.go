@@ -21,11 +21,10 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"uhno/internal/config"
 	"uhno/internal/data/h5"
 	"uhno/internal/data/pde"
+	"uhno/internal/progress"
 )
 
 // Options says what to generate and where.
@@ -119,19 +118,10 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	}
 	defer w.Close()
 	todo := w.Remaining()
-	var bar *progressbar.ProgressBar
+	var bar *progress.Bar
 	if opt.Progress != nil {
-		bar = progressbar.NewOptions(n,
-			progressbar.OptionSetWriter(opt.Progress),
-			progressbar.OptionSetDescription(fmt.Sprintf("datagen %s", opt.Config.Task)),
-			progressbar.OptionSetItsString("traj"),
-			progressbar.OptionShowIts(),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(opt.Progress) }),
-		)
-		_ = bar.Set(n - len(todo))
+		bar = progress.New(opt.Progress, n, progress.Options{Description: "datagen " + opt.Config.Task, Unit: "traj"})
+		bar.Set(n - len(todo))
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -140,7 +130,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	err = generateAll(ctx, gen, uint64(opt.Config.Seed), todo, workers, w, func(int) {
 		res.Generated++
 		if bar != nil {
-			_ = bar.Add(1)
+			bar.Add(1)
 		}
 	})
 	if err != nil {

@@ -13,10 +13,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"uhno/internal/config"
 	"uhno/internal/dist"
+	"uhno/internal/progress"
 	"uhno/internal/tensor"
 )
 
@@ -357,23 +356,14 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	if cfg.StopAfter > 0 && cfg.StopAfter < end {
 		end = cfg.StopAfter
 	}
-	var bar *progressbar.ProgressBar
+	var bar *progress.Bar
 	if cfg.Progress {
-		bar = progressbar.NewOptions(cfg.Schedule.Steps,
-			progressbar.OptionSetWriter(out),
-			progressbar.OptionSetItsString("steps"),
-			progressbar.OptionShowIts(),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(250*time.Millisecond),
-			progressbar.OptionSetWidth(20),
-		)
-		_ = bar.Set(st.Step)
+		bar = progress.New(out, cfg.Schedule.Steps, progress.Options{Unit: "steps"})
+		bar.Set(st.Step)
 	}
 	finishBar := func() {
 		if bar != nil {
-			_ = bar.Exit()
-			fmt.Fprintln(out)
+			bar.Exit()
 		}
 	}
 
@@ -545,7 +535,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 
 		if bar != nil {
 			bar.Describe(fmt.Sprintf("step %d loss %.3e mse %.3e h1 %.3e cbc %.3e lr %.2e", t, vals.Total, vals.MSE, vals.H1, vals.CBC, lr))
-			_ = bar.Set(t)
+			bar.Set(t)
 		}
 		if cfg.LogEvery > 0 && t%cfg.LogEvery == 0 {
 			now := time.Now()
