@@ -43,7 +43,8 @@ type Aux struct {
 	// ZF and ZG are the branch features z_F and z_G at the final routing
 	// stage L* (the last decoder stage; mode G: the last flat block), for
 	// the CBC term lambda_CBC MSE(z_G, z_F) of Eq. loss. In the decoder z_F
-	// includes W_R h~ (Eq. dec-asym). Both are nil when a branch is ablated
+	// includes W_R h~ (Eq. dec-asym), except with model.decoder_residual:
+	// outside, where it is B_F(h~). Both are nil when a branch is ablated
 	// (modes A and B) and for FNO.
 	ZF, ZG *tensor.Tensor
 	// Stages names each routing stage: "enc.0", ..., "mid", "dec.L-1", ...,
