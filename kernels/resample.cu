@@ -120,8 +120,11 @@ __device__ __forceinline__ UpTaps up_bwd_taps(int m, int n, bool real, bool peri
 // up_forward: y[p, j0, j1, j2] = sum over the taps of the three axes, the
 // last axis innermost. x is [planes, n0, n1, n2] (padded axes 1), y is
 // [planes, m0, m1, m2] with m = 2n on real axes. d is the number of real
-// (trailing) axes; periodic (0 or 1) wraps instead of clamping.
-extern "C" __global__ void up_forward(float *y, const float *x, int planes, int d, int n0, int n1, int n2, int periodic) {
+// (trailing) axes; periodic wraps instead of clamping. The entry points
+// are up_forward (clamped) and up_forward_periodic: separate kernels with
+// the clamped one's signature unchanged, so PTX compiled before the
+// periodic rule existed still serves the default.
+__device__ __forceinline__ void up_forward_impl(float *y, const float *x, int planes, int d, int n0, int n1, int n2, bool p) {
     const bool r0 = d >= 3, r1 = d >= 2;
     const int m0 = r0 ? 2 * n0 : 1, m1 = r1 ? 2 * n1 : 1, m2 = 2 * n2;
     const int sin = n0 * n1 * n2, sout = m0 * m1 * m2;
@@ -132,7 +135,6 @@ extern "C" __global__ void up_forward(float *y, const float *x, int planes, int 
         const int j2 = q % m2;
         q /= m2;
         const int j1 = q % m1, j0 = q / m1;
-        const bool p = periodic != 0;
         const UpTaps a0 = up_fwd_taps(j0, n0, r0, p), a1 = up_fwd_taps(j1, n1, r1, p), a2 = up_fwd_taps(j2, n2, true, p);
         const float *xp = x + (size_t)pl * sin;
         float s0 = 0.0f;
@@ -160,7 +162,8 @@ extern "C" __global__ void up_forward(float *y, const float *x, int planes, int 
 
 // up_backward: dx[p, i0, i1, i2] += sum over the adjoint taps, the first
 // axis innermost (the CPU's pass order). dy is [planes, m0, m1, m2].
-extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2, int periodic) {
+// Entry points up_backward and up_backward_periodic, as for the forward.
+__device__ __forceinline__ void up_backward_impl(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2, bool p) {
     const bool r0 = d >= 3, r1 = d >= 2;
     const int m0 = r0 ? 2 * n0 : 1, m1 = r1 ? 2 * n1 : 1, m2 = 2 * n2;
     const int sin = n0 * n1 * n2, sout = m0 * m1 * m2;
@@ -171,7 +174,6 @@ extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, i
         const int i2 = q % n2;
         q /= n2;
         const int i1 = q % n1, i0 = q / n1;
-        const bool p = periodic != 0;
         const UpTaps a0 = up_bwd_taps(i0, n0, r0, p), a1 = up_bwd_taps(i1, n1, r1, p), a2 = up_bwd_taps(i2, n2, true, p);
         const float *yp = dy + (size_t)pl * sout;
         float s2 = 0.0f;
@@ -194,4 +196,20 @@ extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, i
         }
         dx[e] = __fadd_rn(dx[e], s2);
     }
+}
+
+extern "C" __global__ void up_forward(float *y, const float *x, int planes, int d, int n0, int n1, int n2) {
+    up_forward_impl(y, x, planes, d, n0, n1, n2, false);
+}
+
+extern "C" __global__ void up_forward_periodic(float *y, const float *x, int planes, int d, int n0, int n1, int n2) {
+    up_forward_impl(y, x, planes, d, n0, n1, n2, true);
+}
+
+extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2) {
+    up_backward_impl(dx, dy, planes, d, n0, n1, n2, false);
+}
+
+extern "C" __global__ void up_backward_periodic(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2) {
+    up_backward_impl(dx, dy, planes, d, n0, n1, n2, true);
 }

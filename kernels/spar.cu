@@ -394,10 +394,13 @@ __global__ void spar_threshold(float *tau, const float *s, const float *hard, in
 // centre, spar_threshold), the channel sum in channel order
 // (deterministic, the CPU's order), sigmoid evaluated in double and
 // rounded to float as the CPU does, and the product taken as
-// ((acc sg) (1 - sg)) / T like the CPU's expression.
-__global__ void spar_route_backward_score(float *ds, const float *dr, const float *zF, const float *zG,
-                                          const float *s, const float *tau, int B, int C, int sp,
-                                          float temperature) {
+// ((acc sg) (1 - sg)) / T like the CPU's expression. The entry points are
+// spar_route_backward_score (zero centre, its signature unchanged, so
+// PTX compiled before the threshold centre still serves the default) and
+// spar_route_backward_score_centred (with tau).
+__device__ __forceinline__ void spar_score_impl(float *ds, const float *dr, const float *zF, const float *zG,
+                                                const float *s, const float *tau, int B, int C, int sp,
+                                                float temperature) {
     long long n = (long long)B * sp;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
@@ -412,6 +415,17 @@ __global__ void spar_route_backward_score(float *ds, const float *dr, const floa
         float sg = (float)(1.0 / (1.0 + exp(-(double)u)));
         ds[i] = __fadd_rn(ds[i], __fdiv_rn(__fmul_rn(__fmul_rn(acc, sg), __fsub_rn(1.0f, sg)), temperature));
     }
+}
+
+__global__ void spar_route_backward_score(float *ds, const float *dr, const float *zF, const float *zG,
+                                          const float *s, int B, int C, int sp, float temperature) {
+    spar_score_impl(ds, dr, zF, zG, s, nullptr, B, C, sp, temperature);
+}
+
+__global__ void spar_route_backward_score_centred(float *ds, const float *dr, const float *zF, const float *zG,
+                                                  const float *s, const float *tau, int B, int C, int sp,
+                                                  float temperature) {
+    spar_score_impl(ds, dr, zF, zG, s, tau, B, C, sp, temperature);
 }
 
 }  // extern "C"

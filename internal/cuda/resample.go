@@ -14,7 +14,11 @@ func (b *Backend) Upsample2x(y, x *tensor.Tensor, periodic bool) {
 		return
 	}
 	n0, n1, n2 := padSpatial(x.Spatial())
-	b.launch("up_forward", Elementwise(y.Numel()), buf(y), buf(x), x.Batch()*x.Channels(), x.Dims(), n0, n1, n2, boolInt(periodic))
+	name := "up_forward"
+	if periodic {
+		name = "up_forward_periodic"
+	}
+	b.launch(name, Elementwise(y.Numel()), buf(y), buf(x), x.Batch()*x.Channels(), x.Dims(), n0, n1, n2)
 }
 
 // Upsample2xBackward implements tensor.Backend: dx += A^T dy for the
@@ -26,5 +30,9 @@ func (b *Backend) Upsample2xBackward(dx, dy *tensor.Tensor, periodic bool) {
 		return
 	}
 	n0, n1, n2 := padSpatial(dx.Spatial())
-	b.launch("up_backward", Elementwise(dx.Numel()), buf(dx), buf(dy), dx.Batch()*dx.Channels(), dx.Dims(), n0, n1, n2, boolInt(periodic))
+	name := "up_backward"
+	if periodic {
+		name = "up_backward_periodic"
+	}
+	b.launch(name, Elementwise(dx.Numel()), buf(dx), buf(dy), dx.Batch()*dx.Channels(), dx.Dims(), n0, n1, n2)
 }

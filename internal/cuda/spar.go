@@ -115,12 +115,14 @@ func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Te
 			batch, c, sp)
 	}
 	if ds != nil {
-		var tau *Buf
 		if centre == tensor.CentreThreshold {
-			tau = b.scratchBuf("spar_tau", batch)
+			tau := b.scratchBuf("spar_tau", batch)
 			b.launch("spar_threshold", PerRow(batch, sparBlock), tau, buf(s), buf(hard), batch, sp)
+			b.launch("spar_route_backward_score_centred", Elementwise(batch*sp), buf(ds), buf(dr), buf(zF), buf(zG), buf(s),
+				tau, batch, c, sp, temperature)
+		} else {
+			b.launch("spar_route_backward_score", Elementwise(batch*sp), buf(ds), buf(dr), buf(zF), buf(zG), buf(s),
+				batch, c, sp, temperature)
 		}
-		b.launch("spar_route_backward_score", Elementwise(batch*sp), buf(ds), buf(dr), buf(zF), buf(zG), buf(s),
-			tau, batch, c, sp, temperature)
 	}
 }
