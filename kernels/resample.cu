@@ -18,6 +18,16 @@
 //   g[n-1] = 1/4 y[2n-3] + 3/4 y[2n-2] + y[2n-1]
 //   g[0]   = y[0] + y[1]                 (n = 1)
 //
+// With periodic set (model.upsample: periodic) the source coordinate
+// wraps around the axis instead of being clamped: every output reads the
+// interior pair, indices mod n,
+//
+//   y[2m]   = 1/4 x[m-1] + 3/4 x[m]      y[0]    = 1/4 x[n-1] + 3/4 x[0]
+//   y[2m+1] = 3/4 x[m] + 1/4 x[m+1]      y[2n-1] = 3/4 x[n-1] + 1/4 x[0]
+//
+// and the adjoint is the interior gather with output indices mod 2n for
+// every m (n = 1 included).
+//
 // The d-dimensional interpolation is the tensor product of these. Both
 // kernels are gathers with one thread per point they write (grid-stride,
 // cuda.Elementwise), so the backward needs no atomics. They evaluate the
@@ -38,8 +48,20 @@ struct UpTaps {
 };
 
 // up_fwd_taps: the input points read by output j of an axis of n points.
-__device__ __forceinline__ UpTaps up_fwd_taps(int j, int n, bool real) {
+__device__ __forceinline__ UpTaps up_fwd_taps(int j, int n, bool real, bool periodic) {
     UpTaps t;
+    if (real && periodic) {
+        const int m = j / 2;
+        t.n = 2;
+        if (j % 2 == 0) { // s = m - 1/4, i0 = m-1 wrapped
+            t.i[0] = (m + n - 1) % n, t.w[0] = 0.25f;
+            t.i[1] = m, t.w[1] = 0.75f;
+        } else {          // s = m + 1/4, i1 = m+1 wrapped
+            t.i[0] = m, t.w[0] = 0.75f;
+            t.i[1] = (m + 1) % n, t.w[1] = 0.25f;
+        }
+        return t;
+    }
     if (!real || j == 0) {
         t.n = 1, t.i[0] = 0, t.w[0] = 1.0f;
         return t;
@@ -57,8 +79,16 @@ __device__ __forceinline__ UpTaps up_fwd_taps(int j, int n, bool real) {
 }
 
 // up_bwd_taps: the output points (of 2n) that read input m, with weights.
-__device__ __forceinline__ UpTaps up_bwd_taps(int m, int n, bool real) {
+__device__ __forceinline__ UpTaps up_bwd_taps(int m, int n, bool real, bool periodic) {
     UpTaps t;
+    if (real && periodic) {
+        t.n = 4;
+        t.i[0] = (2 * m - 1 + 2 * n) % (2 * n), t.w[0] = 0.25f;
+        t.i[1] = 2 * m, t.w[1] = 0.75f;
+        t.i[2] = 2 * m + 1, t.w[2] = 0.75f;
+        t.i[3] = (2 * m + 2) % (2 * n), t.w[3] = 0.25f;
+        return t;
+    }
     if (!real) {
         t.n = 1, t.i[0] = 0, t.w[0] = 1.0f;
     } else if (n == 1) {
@@ -90,8 +120,11 @@ __device__ __forceinline__ UpTaps up_bwd_taps(int m, int n, bool real) {
 // up_forward: y[p, j0, j1, j2] = sum over the taps of the three axes, the
 // last axis innermost. x is [planes, n0, n1, n2] (padded axes 1), y is
 // [planes, m0, m1, m2] with m = 2n on real axes. d is the number of real
-// (trailing) axes.
-extern "C" __global__ void up_forward(float *y, const float *x, int planes, int d, int n0, int n1, int n2) {
+// (trailing) axes; periodic wraps instead of clamping. The entry points
+// are up_forward (clamped) and up_forward_periodic: separate kernels with
+// the clamped one's signature unchanged, so PTX compiled before the
+// periodic rule existed still serves the default.
+__device__ __forceinline__ void up_forward_impl(float *y, const float *x, int planes, int d, int n0, int n1, int n2, bool p) {
     const bool r0 = d >= 3, r1 = d >= 2;
     const int m0 = r0 ? 2 * n0 : 1, m1 = r1 ? 2 * n1 : 1, m2 = 2 * n2;
     const int sin = n0 * n1 * n2, sout = m0 * m1 * m2;
@@ -102,7 +135,7 @@ extern "C" __global__ void up_forward(float *y, const float *x, int planes, int 
         const int j2 = q % m2;
         q /= m2;
         const int j1 = q % m1, j0 = q / m1;
-        const UpTaps a0 = up_fwd_taps(j0, n0, r0), a1 = up_fwd_taps(j1, n1, r1), a2 = up_fwd_taps(j2, n2, true);
+        const UpTaps a0 = up_fwd_taps(j0, n0, r0, p), a1 = up_fwd_taps(j1, n1, r1, p), a2 = up_fwd_taps(j2, n2, true, p);
         const float *xp = x + (size_t)pl * sin;
         float s0 = 0.0f;
 #pragma unroll
@@ -129,7 +162,8 @@ extern "C" __global__ void up_forward(float *y, const float *x, int planes, int 
 
 // up_backward: dx[p, i0, i1, i2] += sum over the adjoint taps, the first
 // axis innermost (the CPU's pass order). dy is [planes, m0, m1, m2].
-extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2) {
+// Entry points up_backward and up_backward_periodic, as for the forward.
+__device__ __forceinline__ void up_backward_impl(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2, bool p) {
     const bool r0 = d >= 3, r1 = d >= 2;
     const int m0 = r0 ? 2 * n0 : 1, m1 = r1 ? 2 * n1 : 1, m2 = 2 * n2;
     const int sin = n0 * n1 * n2, sout = m0 * m1 * m2;
@@ -140,7 +174,7 @@ extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, i
         const int i2 = q % n2;
         q /= n2;
         const int i1 = q % n1, i0 = q / n1;
-        const UpTaps a0 = up_bwd_taps(i0, n0, r0), a1 = up_bwd_taps(i1, n1, r1), a2 = up_bwd_taps(i2, n2, true);
+        const UpTaps a0 = up_bwd_taps(i0, n0, r0, p), a1 = up_bwd_taps(i1, n1, r1, p), a2 = up_bwd_taps(i2, n2, true, p);
         const float *yp = dy + (size_t)pl * sout;
         float s2 = 0.0f;
 #pragma unroll
@@ -162,4 +196,20 @@ extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, i
         }
         dx[e] = __fadd_rn(dx[e], s2);
     }
+}
+
+extern "C" __global__ void up_forward(float *y, const float *x, int planes, int d, int n0, int n1, int n2) {
+    up_forward_impl(y, x, planes, d, n0, n1, n2, false);
+}
+
+extern "C" __global__ void up_forward_periodic(float *y, const float *x, int planes, int d, int n0, int n1, int n2) {
+    up_forward_impl(y, x, planes, d, n0, n1, n2, true);
+}
+
+extern "C" __global__ void up_backward(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2) {
+    up_backward_impl(dx, dy, planes, d, n0, n1, n2, false);
+}
+
+extern "C" __global__ void up_backward_periodic(float *dx, const float *dy, int planes, int d, int n0, int n1, int n2) {
+    up_backward_impl(dx, dy, planes, d, n0, n1, n2, true);
 }

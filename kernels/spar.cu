@@ -22,6 +22,9 @@
 //   spar_topk_mask       (Sweep)      keep every key > threshold and the
 //                                     first (k - count above) keys equal to
 //                                     it in flat index order
+//   spar_threshold       (PerSample)  the threshold centre's tau_k of
+//                                     SPARRouteBackward: the smallest kept
+//                                     score per sample
 //
 // One sample's N scores are cut into G chunks of `chunk` consecutive values
 // (internal/cuda/geometry_spar.go: SPARPlan); a Sweep launch has one block
@@ -356,13 +359,48 @@ __global__ void spar_route_backward_direct(float *dzF, float *dzG, const float *
     }
 }
 
-// spar_route_backward_score (App. A.1, score path): one thread per pixel
-// (b, x): ds += [sum_c dr (zF - zG)] sigmoid'(s/T) / T, the channel sum in
-// channel order (deterministic, the CPU's order), sigmoid evaluated in
-// double and rounded to float as the CPU does, and the product taken as
-// ((acc sg) (1 - sg)) / T like the CPU's expression.
-__global__ void spar_route_backward_score(float *ds, const float *dr, const float *zF, const float *zG,
-                                          const float *s, int B, int C, int sp, float temperature) {
+// spar_threshold (PerSample; spar.surrogate_centre: threshold, issue 20):
+// tau[b] = the smallest score of sample b among the pixels with hard != 0,
+// i.e. the hard decision's threshold tau_k (the k-th largest score); 0
+// when no (non-NaN) pixel is kept. The CPU's sparThreshold. A minimum is
+// exact in any order, so the fixed tree gives the CPU's value (up to the
+// sign of a zero, which s - tau does not see).
+__global__ void spar_threshold(float *tau, const float *s, const float *hard, int B, int N) {
+    __shared__ float shv[SPAR_BLOCK];
+    __shared__ int shf[SPAR_BLOCK];
+    int b = spar_sample();
+    if (b >= B) return;  // the whole block
+    int t = threadIdx.x;
+    const float *x = s + (size_t)b * N;
+    const float *h = hard + (size_t)b * N;
+    float m = 0.0f;
+    int any = 0;
+    for (int i = t; i < N; i += blockDim.x) {
+        float v = x[i];
+        if (h[i] != 0.0f && v == v && (!any || v < m)) m = v, any = 1;
+    }
+    shv[t] = m, shf[t] = any;
+    __syncthreads();
+    for (int st = blockDim.x / 2; st > 0; st >>= 1) {
+        if (t < st && shf[t + st] && (!shf[t] || shv[t + st] < shv[t])) shv[t] = shv[t + st], shf[t] = 1;
+        __syncthreads();
+    }
+    if (t == 0) tau[b] = shf[0] ? shv[0] : 0.0f;
+}
+
+// spar_route_backward_score (App. A.1, Eq. spar-score-grad, score path):
+// one thread per pixel (b, x): ds += [sum_c dr (zF - zG)] sigmoid'(u) / T
+// with u = s/T, or u = (s - tau[b])/T when tau is given (the threshold
+// centre, spar_threshold), the channel sum in channel order
+// (deterministic, the CPU's order), sigmoid evaluated in double and
+// rounded to float as the CPU does, and the product taken as
+// ((acc sg) (1 - sg)) / T like the CPU's expression. The entry points are
+// spar_route_backward_score (zero centre, its signature unchanged, so
+// PTX compiled before the threshold centre still serves the default) and
+// spar_route_backward_score_centred (with tau).
+__device__ __forceinline__ void spar_score_impl(float *ds, const float *dr, const float *zF, const float *zG,
+                                                const float *s, const float *tau, int B, int C, int sp,
+                                                float temperature) {
     long long n = (long long)B * sp;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
@@ -373,10 +411,21 @@ __global__ void spar_route_backward_score(float *ds, const float *dr, const floa
             long long off = (b * C + c) * sp + x;
             acc = __fadd_rn(acc, __fmul_rn(dr[off], __fsub_rn(zF[off], zG[off])));
         }
-        float u = __fdiv_rn(s[i], temperature);
+        float u = tau ? __fdiv_rn(__fsub_rn(s[i], tau[b]), temperature) : __fdiv_rn(s[i], temperature);
         float sg = (float)(1.0 / (1.0 + exp(-(double)u)));
         ds[i] = __fadd_rn(ds[i], __fdiv_rn(__fmul_rn(__fmul_rn(acc, sg), __fsub_rn(1.0f, sg)), temperature));
     }
+}
+
+__global__ void spar_route_backward_score(float *ds, const float *dr, const float *zF, const float *zG,
+                                          const float *s, int B, int C, int sp, float temperature) {
+    spar_score_impl(ds, dr, zF, zG, s, nullptr, B, C, sp, temperature);
+}
+
+__global__ void spar_route_backward_score_centred(float *ds, const float *dr, const float *zF, const float *zG,
+                                                  const float *s, const float *tau, int B, int C, int sp,
+                                                  float temperature) {
+    spar_score_impl(ds, dr, zF, zG, s, tau, B, C, sp, temperature);
 }
 
 }  // extern "C"

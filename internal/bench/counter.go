@@ -434,19 +434,19 @@ func (c *Counter) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
 }
 
 // Upsample2x implements tensor.Backend: see upsampleFLOPs.
-func (c *Counter) Upsample2x(y, x *tensor.Tensor) {
+func (c *Counter) Upsample2x(y, x *tensor.Tensor, periodic bool) {
 	c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0)
-	c.inner.Upsample2x(y, x)
+	c.inner.Upsample2x(y, x, periodic)
 }
 
 // Upsample2xBackward implements tensor.Backend: the forward's count.
-func (c *Counter) Upsample2xBackward(dx, dy *tensor.Tensor) {
+func (c *Counter) Upsample2xBackward(dx, dy *tensor.Tensor, periodic bool) {
 	f := 0.0
 	if dx != nil {
 		f = upsampleFLOPs(dx.Batch()*dx.Channels(), dx.SpatialSize(), dx.Dims())
 	}
 	c.add("Upsample2xBackward", f, 0)
-	c.inner.Upsample2xBackward(dx, dy)
+	c.inner.Upsample2xBackward(dx, dy, periodic)
 }
 
 // SpectralConv implements tensor.Backend: see spectralFLOPs.
@@ -561,13 +561,13 @@ func (c *Counter) SPARRoute(r, zF, zG, hard *tensor.Tensor) {
 // SPARRouteBackward implements tensor.Backend: routeDzF and routeDzG per
 // element for the direct paths, routeDsElem per element plus routeDsPix
 // per pixel for the score path.
-func (c *Counter) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32) {
+func (c *Counter) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32, centre tensor.SurrogateCentre) {
 	f := routeDzF*numel(dzF) + routeDzG*numel(dzG)
 	if ds != nil {
 		f += routeDsElem*numel(dr) + routeDsPix*numel(ds)
 	}
 	c.add("SPARRouteBackward", f, 0)
-	c.inner.SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s, temperature)
+	c.inner.SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s, temperature, centre)
 }
 
 // MSE implements tensor.Backend: mseFwd per element.

@@ -77,10 +77,10 @@ func TestOpFLOPs(t *testing.T) {
 			c.DepthwiseConvBackward(nil, f(2, 3, 3), nil, f(1, 2, 4, 4), f(1, 2, 4, 4), f(2, 3, 3))
 		}, 576, 0},
 		// 1D, N 4 -> 8: 8 outputs of 2 taps, 4 each = 32.
-		{"upsample 1D", "Upsample2x", func(c *Counter) { c.Upsample2x(f(1, 1, 8), f(1, 1, 4)) }, 32, 0},
+		{"upsample 1D", "Upsample2x", func(c *Counter) { c.Upsample2x(f(1, 1, 8), f(1, 1, 4), false) }, 32, 0},
 		// 2D, 2 channels of 2x2: pass 1 gives 2*8 points (64), pass 2 2*16 points (128).
-		{"upsample 2D", "Upsample2x", func(c *Counter) { c.Upsample2x(f(1, 2, 4, 4), f(1, 2, 2, 2)) }, 192, 0},
-		{"upsample 2D backward", "Upsample2xBackward", func(c *Counter) { c.Upsample2xBackward(f(1, 2, 2, 2), f(1, 2, 4, 4)) }, 192, 0},
+		{"upsample 2D", "Upsample2x", func(c *Counter) { c.Upsample2x(f(1, 2, 4, 4), f(1, 2, 2, 2), false) }, 192, 0},
+		{"upsample 2D backward", "Upsample2xBackward", func(c *Counter) { c.Upsample2xBackward(f(1, 2, 2, 2), f(1, 2, 4, 4), false) }, 192, 0},
 		// N = 8, K = 3 = M: FFT 5*8*3 = 120 per field, 2 in + 3 out fields = 600;
 		// mixing 8 B Cin Cout M = 8*1*2*3*3 = 144.
 		{"spectral 1D", "SpectralConv", func(c *Counter) { c.SpectralConv(f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3) }, 744, 600},
@@ -162,10 +162,10 @@ func TestOpFLOPs(t *testing.T) {
 		{"spar route", "SPARRoute", func(c *Counter) { c.SPARRoute(f(2, 3, 8), f(2, 3, 8), f(2, 3, 8), f(2, 1, 8)) }, 144, 0},
 		// dzF 2*48 + dzG 3*48 + ds 3*48 + 9*16 = 528.
 		{"spar route backward", "SPARRouteBackward", func(c *Counter) {
-			c.SPARRouteBackward(f(2, 3, 8), f(2, 3, 8), f(2, 1, 8), f(2, 3, 8), f(2, 3, 8), f(2, 3, 8), f(2, 1, 8), f(2, 1, 8), 0.8)
+			c.SPARRouteBackward(f(2, 3, 8), f(2, 3, 8), f(2, 1, 8), f(2, 3, 8), f(2, 3, 8), f(2, 3, 8), f(2, 1, 8), f(2, 1, 8), 0.8, tensor.CentreZero)
 		}, 528, 0},
 		{"spar route backward, no score", "SPARRouteBackward", func(c *Counter) {
-			c.SPARRouteBackward(f(2, 3, 8), f(2, 3, 8), nil, f(2, 3, 8), f(2, 3, 8), f(2, 3, 8), f(2, 1, 8), f(2, 1, 8), 0.8)
+			c.SPARRouteBackward(f(2, 3, 8), f(2, 3, 8), nil, f(2, 3, 8), f(2, 3, 8), f(2, 3, 8), f(2, 1, 8), f(2, 1, 8), 0.8, tensor.CentreZero)
 		}, 240, 0},
 		// a [2, 1, 4]: 3 per element of 8, per gradient on the way back.
 		{"mse", "MSE", func(c *Counter) { c.MSE(f(1), f(2, 1, 4), f(2, 1, 4)) }, 24, 0},

@@ -249,8 +249,8 @@ func (*Planner) ReLU(_, _ *tensor.Tensor)                                       
 func (*Planner) ReLUBackward(_, _, _ *tensor.Tensor)                                     {}
 func (*Planner) BandResample(_, _ *tensor.Tensor)                                        {}
 func (*Planner) BandResampleBackward(_, _ *tensor.Tensor)                                {}
-func (*Planner) Upsample2x(_, _ *tensor.Tensor)                                          {}
-func (*Planner) Upsample2xBackward(_, _ *tensor.Tensor)                                  {}
+func (*Planner) Upsample2x(_, _ *tensor.Tensor, _ bool)                                  {}
+func (*Planner) Upsample2xBackward(_, _ *tensor.Tensor, _ bool)                          {}
 func (*Planner) SpectralConv(_, _, _ *tensor.Tensor, _ int)                              {}
 func (*Planner) SpectralConvBackward(_, _, _, _, _ *tensor.Tensor, _ int)                {}
 func (*Planner) SpectralConvModes(_, _, _ *tensor.Tensor, _ int, _ []int)                {}
@@ -265,8 +265,9 @@ func (*Planner) MeanStdBackward(_, _, _, _, _, _ *tensor.Tensor)                
 func (*Planner) TopKMask(_, _ *tensor.Tensor, _ []int)                                   {}
 func (*Planner) SPARKeep(_, _, _ *tensor.Tensor, _ tensor.SPARParams)                    {}
 func (*Planner) SPARRoute(_, _, _, _ *tensor.Tensor)                                     {}
-func (*Planner) SPARRouteBackward(_, _, _, _, _, _, _, _ *tensor.Tensor, _ float32)      {}
-func (*Planner) MSE(_, _, _ *tensor.Tensor)                                              {}
-func (*Planner) MSEBackward(_, _, _, _, _ *tensor.Tensor)                                {}
-func (*Planner) Diff(_, _ *tensor.Tensor, _ int, _ float32, _ bool)                      {}
-func (*Planner) DiffBackward(_, _ *tensor.Tensor, _ int, _ float32, _ bool)              {}
+func (*Planner) SPARRouteBackward(_, _, _, _, _, _, _, _ *tensor.Tensor, _ float32, _ tensor.SurrogateCentre) {
+}
+func (*Planner) MSE(_, _, _ *tensor.Tensor)                                 {}
+func (*Planner) MSEBackward(_, _, _, _, _ *tensor.Tensor)                   {}
+func (*Planner) Diff(_, _ *tensor.Tensor, _ int, _ float32, _ bool)         {}
+func (*Planner) DiffBackward(_, _ *tensor.Tensor, _ int, _ float32, _ bool) {}

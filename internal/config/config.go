@@ -133,6 +133,23 @@ type Model struct {
 	MaxRadius int `yaml:"max_radius" json:"max_radius"`
 	// ProjHidden is the hidden width of the 1x1 -> GELU -> 1x1 projection.
 	ProjHidden int `yaml:"proj_hidden" json:"proj_hidden"`
+
+	// The paper's open readings as switches (issue 20); the first value of
+	// each is the default, the reading uhno always had. An empty value
+	// (a configuration written before the switches, such as an older
+	// checkpoint's) means the default.
+
+	// DecoderResidual is where the decoder stage adds its residual W_R h~:
+	// "inside" z_F (Eq. dec-asym) or "outside" the fusion (Eq. block).
+	DecoderResidual string `yaml:"decoder_residual" json:"decoder_residual"`
+	// Upsample is the decoder's up-sampling at the boundary: "clamp"
+	// (PyTorch's align_corners=false) or "periodic" (wrap-around; periodic
+	// tasks only).
+	Upsample string `yaml:"upsample" json:"upsample"`
+	// SPARStages is where SPAR routes: "all" stages (the paper), the
+	// "encoder" blocks and bottleneck only, or the "decoder" stages only;
+	// the other stages fuse with mode F's W_o [z_F; z_G].
+	SPARStages string `yaml:"spar_stages" json:"spar_stages"`
 }
 
 // Loss holds the weights of the H1 and cross-branch consistency terms of the
@@ -154,6 +171,11 @@ type SPAR struct {
 	Eps         float64 `yaml:"eps" json:"eps"`
 	// UnbiasedStd selects the N-1 (true) or N (false) denominator of Std(s).
 	UnbiasedStd bool `yaml:"unbiased_std" json:"unbiased_std"`
+	// SurrogateCentre is where the straight-through surrogate is centred
+	// (issue 20): "zero", g_soft = sigmoid(s/T) (Sec. 3.3), or
+	// "threshold", sigmoid((s - tau_k)/T) at the k-th largest score. An
+	// empty value means "zero".
+	SurrogateCentre string `yaml:"surrogate_centre" json:"surrogate_centre"`
 }
 
 // Optim holds the optimizer and schedule (paper Sec. 4.1 "Implementation").

@@ -142,6 +142,45 @@ func (c *Config) validateModel(TaskSpec) error {
 	if m.C0%m.Groups != 0 {
 		return bad("model.groups", m.Groups, "a divisor of model.c0 (%d), so every group has the same number of channels", m.C0)
 	}
+	return c.validateSwitches()
+}
+
+// The values of the switches of issue 20 (the first is the default; an
+// empty value, as in a configuration written before them, means it).
+var (
+	DecoderResiduals = []string{"inside", "outside"}
+	Upsamples        = []string{"clamp", "periodic"}
+	SPARStages       = []string{"all", "encoder", "decoder"}
+	SurrogateCentres = []string{"zero", "threshold"}
+)
+
+// oneOf checks a switch's value.
+func oneOf(key, v string, allowed []string) check {
+	return check{v == "" || slices.Contains(allowed, v), key, v, "one of " + strings.Join(allowed, ", ") + " (issue 20; docs/DESIGN.md)"}
+}
+
+// validateSwitches checks the model.* switches of issue 20 and the
+// combinations they refuse: periodic up-sampling on a non-periodic
+// domain, and SPAR placement for a mode that has no gate at every stage
+// of a U.
+func (c *Config) validateSwitches() error {
+	m := &c.Model
+	if err := firstFailure(
+		oneOf("model.decoder_residual", m.DecoderResidual, DecoderResiduals),
+		oneOf("model.upsample", m.Upsample, Upsamples),
+		oneOf("model.spar_stages", m.SPARStages, SPARStages),
+	); err != nil {
+		return err
+	}
+	if m.Upsample == "periodic" && c.PDE.Boundary != "periodic" {
+		return bad("model.upsample", m.Upsample, "clamp: pde.boundary is %s, and wrapping around needs a periodic domain", c.PDE.Boundary)
+	}
+	if m.SPARStages != "" && m.SPARStages != "all" {
+		switch m.Ablation {
+		case "A", "B", "F", "G":
+			return bad("model.spar_stages", m.SPARStages, "all with model.ablation %s, which has no SPAR gate at every stage of a U (only full, C, D, E, H, I can take SPAR away from some stages)", m.Ablation)
+		}
+	}
 	return nil
 }
 
@@ -364,6 +403,7 @@ func (c *Config) validateSPAR(TaskSpec) error {
 		check{s.RhoMin <= s.RhoMax, "spar.rho_min", s.RhoMin, fmt.Sprintf("<= spar.rho_max (%g)", s.RhoMax)},
 		check{s.Temperature > 0, "spar.temperature", s.Temperature, "> 0"},
 		check{s.Eps > 0, "spar.eps", s.Eps, "> 0"},
+		oneOf("spar.surrogate_centre", s.SurrogateCentre, SurrogateCentres),
 	)
 }
 

@@ -214,3 +214,67 @@ func TestSaveInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateSwitches is the table of the switches of issue 20: each
+// key's values, its one-line error naming the key, the value and the
+// allowed values, and the combinations refused (periodic up-sampling on
+// Darcy's Dirichlet domain; SPAR placement for modes without a gate at
+// every stage of a U). An empty value, as in a configuration written
+// before the switches, is the default.
+func TestValidateSwitches(t *testing.T) {
+	tests := []struct {
+		name   string
+		task   string
+		mutate func(c *Config)
+		want   string // "" = valid
+	}{
+		{"decoder residual inside", "burgers", func(c *Config) { c.Model.DecoderResidual = "inside" }, ""},
+		{"decoder residual outside", "darcy", func(c *Config) { c.Model.DecoderResidual = "outside" }, ""},
+		{"decoder residual absent", "burgers", func(c *Config) { c.Model.DecoderResidual = "" }, ""},
+		{"decoder residual unknown", "burgers", func(c *Config) { c.Model.DecoderResidual = "both" },
+			`config: key model.decoder_residual: got "both", want one of inside, outside (issue 20; docs/DESIGN.md)`},
+		{"upsample periodic on a periodic task", "ns2d", func(c *Config) { c.Model.Upsample = "periodic" }, ""},
+		{"upsample clamp on darcy", "darcy", func(c *Config) { c.Model.Upsample = "clamp" }, ""},
+		{"upsample unknown", "burgers", func(c *Config) { c.Model.Upsample = "wrap" },
+			`config: key model.upsample: got "wrap", want one of clamp, periodic (issue 20; docs/DESIGN.md)`},
+		{"upsample periodic on darcy", "darcy", func(c *Config) { c.Model.Upsample = "periodic" },
+			`config: key model.upsample: got "periodic", want clamp: pde.boundary is dirichlet, and wrapping around needs a periodic domain`},
+		{"spar stages encoder", "burgers", func(c *Config) { c.Model.SPARStages = "encoder" }, ""},
+		{"spar stages decoder, mode H", "burgers", func(c *Config) { c.Model.SPARStages = "decoder"; c.Model.Ablation = "H" }, ""},
+		{"spar stages all, mode F", "burgers", func(c *Config) { c.Model.SPARStages = "all"; c.Model.Ablation = "F" }, ""},
+		{"spar stages unknown", "burgers", func(c *Config) { c.Model.SPARStages = "mid" },
+			`config: key model.spar_stages: got "mid", want one of all, encoder, decoder (issue 20; docs/DESIGN.md)`},
+		{"spar stages with mode F", "burgers", func(c *Config) { c.Model.SPARStages = "encoder"; c.Model.Ablation = "F" },
+			`config: key model.spar_stages: got "encoder", want all with model.ablation F, which has no SPAR gate at every stage of a U (only full, C, D, E, H, I can take SPAR away from some stages)`},
+		{"spar stages with mode A", "burgers", func(c *Config) { c.Model.SPARStages = "decoder"; c.Model.Ablation = "A" },
+			`config: key model.spar_stages: got "decoder", want all with model.ablation A, which has no SPAR gate at every stage of a U (only full, C, D, E, H, I can take SPAR away from some stages)`},
+		{"spar stages with mode B", "burgers", func(c *Config) { c.Model.SPARStages = "decoder"; c.Model.Ablation = "B" },
+			`config: key model.spar_stages: got "decoder", want all with model.ablation B, which has no SPAR gate at every stage of a U (only full, C, D, E, H, I can take SPAR away from some stages)`},
+		{"spar stages with mode G", "burgers", func(c *Config) { c.Model.SPARStages = "encoder"; c.Model.Ablation = "G" },
+			`config: key model.spar_stages: got "encoder", want all with model.ablation G, which has no SPAR gate at every stage of a U (only full, C, D, E, H, I can take SPAR away from some stages)`},
+		{"surrogate centre threshold", "cfd3d", func(c *Config) { c.SPAR.SurrogateCentre = "threshold" }, ""},
+		{"surrogate centre absent", "burgers", func(c *Config) { c.SPAR.SurrogateCentre = "" }, ""},
+		{"surrogate centre unknown", "burgers", func(c *Config) { c.SPAR.SurrogateCentre = "tau" },
+			`config: key spar.surrogate_centre: got "tau", want one of zero, threshold (issue 20; docs/DESIGN.md)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := builtin(t, tt.task)
+			tt.mutate(&c)
+			err := c.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tt.want != "" && (err == nil || err.Error() != tt.want):
+				t.Fatalf("error\n got: %v\nwant: %s", err, tt.want)
+			}
+		})
+	}
+	// The built-in files state every default explicitly.
+	for _, task := range TaskNames() {
+		c := builtin(t, task)
+		if c.Model.DecoderResidual != "inside" || c.Model.Upsample != "clamp" || c.Model.SPARStages != "all" || c.SPAR.SurrogateCentre != "zero" {
+			t.Errorf("%s: switches %q %q %q %q, want the defaults", task, c.Model.DecoderResidual, c.Model.Upsample, c.Model.SPARStages, c.SPAR.SurrogateCentre)
+		}
+	}
+}

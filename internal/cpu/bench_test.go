@@ -87,7 +87,7 @@ func BenchmarkSPARGate(b *testing.B) {
 				zF, zG := tp.Slice(x, 0, c), tp.Slice(x, c, c)
 				score := tp.Pointwise(tp.GELU(tp.Pointwise(tp.Concat(zF, zG), w1, nil)), w2, nil)
 				hard, _ := tp.SPARKeep(score, tensor.DefaultSPAR)
-				return tp.SPARRoute(zF, zG, hard, score, float32(tensor.DefaultSPAR.Temperature))
+				return tp.SPARRoute(zF, zG, hard, score, float32(tensor.DefaultSPAR.Temperature), tensor.CentreZero)
 			}, shape)
 		})
 	}

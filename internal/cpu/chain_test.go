@@ -62,10 +62,10 @@ func TestChainGrad(t *testing.T) {
 				h := tp.Pointwise(x, v[2], nil)
 				zF := tp.SpectralConv(h, v[3], k0)
 				zG := tp.GELU(tp.Pointwise(tp.GaussianConv(tp.Pointwise(h, v[4], nil), v[5], tensor.GaussOpts{Normalize: true, MaxRadius: 16}), v[6], nil))
-				r := tp.SPARRoute(zF, zG, v[11], v[12], 0.8)
+				r := tp.SPARRoute(zF, zG, v[11], v[12], 0.8, tensor.CentreZero)
 				h1 := tp.GELU(tp.Add(tp.Pointwise(h, v[7], nil), r))
 				coarse := tp.ConvDown(h1, v[8], nil)
-				up := tp.Pointwise(tp.Upsample2x(coarse), v[9], nil)
+				up := tp.Pointwise(tp.Upsample2x(coarse, false), v[9], nil)
 				y := tp.Pointwise(tp.Concat(up, h1), v[10], nil)
 				loss := tp.MSE(y, target)
 				for ax := 0; ax < d; ax++ {

@@ -388,14 +388,29 @@ func convSum(v []float32) float32 {
 //
 // (g[0] = y[0] + y[1] when n = 1). The tests check both against the
 // formula itself.
+//
+// With periodic set (model.upsample: periodic, issue 20), the source
+// coordinate is not clamped but wraps around the periodic axis: the two
+// edge outputs read x[n-1] and x[0] like every interior pair,
+//
+//	y[0]    = 1/4 x[n-1] + 3/4 x[0]
+//	y[2n-1] = 3/4 x[n-1] + 1/4 x[0]
+//
+// and the adjoint is the interior rule with indices taken mod 2n,
+// g[m] = 1/4 y[2m-1] + 3/4 y[2m] + 3/4 y[2m+1] + 1/4 y[2m+2], for every m
+// (n = 1 included).
 
 // upLine interpolates one contiguous line: len(y) = 2 len(x).
-func upLine(y, x []float32) {
+func upLine(y, x []float32, periodic bool) {
 	n := len(x)
 	y = y[:2*n]
 	q, h := float32(0.25), float32(0.75) // variables: kept in registers
 	a := x[0]
-	y[0] = a
+	if periodic {
+		y[0] = q*x[n-1] + h*a
+	} else {
+		y[0] = a
+	}
 	for m := 1; m < n; m++ {
 		b := x[m]
 		p := (*[2]float32)(y[2*m-1:])
@@ -403,11 +418,15 @@ func upLine(y, x []float32) {
 		p[1] = q*a + h*b
 		a = b
 	}
-	y[2*n-1] = q*a + h*a
+	if periodic {
+		y[2*n-1] = h*a + q*x[0]
+	} else {
+		y[2*n-1] = q*a + h*a
+	}
 }
 
 // upLineT is the adjoint of upLine: g = A^T y (add false) or g += A^T y.
-func upLineT(g, y []float32, add bool) {
+func upLineT(g, y []float32, add, periodic bool) {
 	n := len(g)
 	y = y[:2*n]
 	put := func(m int, v float32) {
@@ -416,6 +435,20 @@ func upLineT(g, y []float32, add bool) {
 		} else {
 			g[m] = v
 		}
+	}
+	if periodic {
+		wrap := func(m int) { // the interior rule, indices mod 2n
+			put(m, 0.25*y[(2*m-1+2*n)%(2*n)]+0.75*y[2*m]+0.75*y[2*m+1]+0.25*y[(2*m+2)%(2*n)])
+		}
+		wrap(0)
+		for m := 1; m < n-1; m++ {
+			q := (*[4]float32)(y[2*m-1:])
+			put(m, 0.25*q[0]+0.75*q[1]+0.75*q[2]+0.25*q[3])
+		}
+		if n > 1 {
+			wrap(n - 1)
+		}
+		return
 	}
 	if n == 1 {
 		put(0, y[0]+y[1])
@@ -431,21 +464,42 @@ func upLineT(g, y []float32, add bool) {
 
 // upRows interpolates along the middle axis of [n, inner] (inner > 1):
 // y is [2n, inner], each row a weighted sum of two rows of x.
-func upRows(y, x []float32, n, inner int) {
+func upRows(y, x []float32, n, inner int, periodic bool) {
 	row := func(s []float32, i int) []float32 { return s[i*inner:][:inner] }
-	copy(row(y, 0), row(x, 0))
+	if periodic {
+		upLerp2(row(y, 0), row(x, n-1), row(x, 0), 0.25, 0.75)
+	} else {
+		copy(row(y, 0), row(x, 0))
+	}
 	for m := 1; m < n; m++ {
 		upLerp2(row(y, 2*m-1), row(x, m-1), row(x, m), 0.75, 0.25)
 		upLerp2(row(y, 2*m), row(x, m-1), row(x, m), 0.25, 0.75)
 	}
-	upLerp2(row(y, 2*n-1), row(x, n-1), row(x, n-1), 0.25, 0.75)
+	if periodic {
+		upLerp2(row(y, 2*n-1), row(x, n-1), row(x, 0), 0.75, 0.25)
+	} else {
+		upLerp2(row(y, 2*n-1), row(x, n-1), row(x, n-1), 0.25, 0.75)
+	}
 }
 
 // upRowsT is the adjoint of upRows: g [n, inner] = (or +=) A^T y.
-func upRowsT(g, y []float32, n, inner int, add bool) {
+func upRowsT(g, y []float32, n, inner int, add, periodic bool) {
 	row := func(s []float32, i int) []float32 { return s[i*inner:][:inner] }
 	if !add {
 		clear(g[:n*inner])
+	}
+	if periodic {
+		wrap := func(m int) { // the interior rule, rows mod 2n
+			upGather4(row(g, m), row(y, (2*m-1+2*n)%(2*n)), row(y, 2*m), row(y, 2*m+1), row(y, (2*m+2)%(2*n)))
+		}
+		wrap(0)
+		for m := 1; m < n-1; m++ {
+			upGather4(row(g, m), row(y, 2*m-1), row(y, 2*m), row(y, 2*m+1), row(y, 2*m+2))
+		}
+		if n > 1 {
+			wrap(n - 1)
+		}
+		return
 	}
 	if n == 1 {
 		axpy(row(g, 0), row(y, 0), 1)
@@ -490,36 +544,37 @@ func upGather4(d, a, b, c, e []float32) {
 
 // upPass interpolates along one axis: in is [outer, n, inner], out is
 // [outer, 2n, inner].
-func upPass(out, in []float32, outer, n, inner int) {
+func upPass(out, in []float32, outer, n, inner int, periodic bool) {
 	for o := 0; o < outer; o++ {
 		src, dst := in[o*n*inner:][:n*inner], out[o*2*n*inner:][:2*n*inner]
 		if inner == 1 {
-			upLine(dst, src)
+			upLine(dst, src, periodic)
 		} else {
-			upRows(dst, src, n, inner)
+			upRows(dst, src, n, inner, periodic)
 		}
 	}
 }
 
 // upPassT is the adjoint of upPass: in is [outer, 2n, inner], out
 // [outer, n, inner] is overwritten (add false) or added to.
-func upPassT(out, in []float32, outer, n, inner int, add bool) {
+func upPassT(out, in []float32, outer, n, inner int, add, periodic bool) {
 	for o := 0; o < outer; o++ {
 		src, dst := in[o*2*n*inner:][:2*n*inner], out[o*n*inner:][:n*inner]
 		if inner == 1 {
-			upLineT(dst, src, add)
+			upLineT(dst, src, add, periodic)
 		} else {
-			upRowsT(dst, src, n, inner, add)
+			upRowsT(dst, src, n, inner, add, periodic)
 		}
 	}
 }
 
 // Upsample2x implements tensor.Backend: linear, bilinear or trilinear
 // interpolation to twice the resolution with align_corners=false (see
-// upLine). The interpolation is a tensor product, so it is applied one
-// axis at a time, last axis first (on the smallest data); each (sample,
-// channel) plane is done by one goroutine.
-func (b *Backend) Upsample2x(y, x *tensor.Tensor) {
+// upLine; periodic wraps instead of clamping at the edges). The
+// interpolation is a tensor product, so it is applied one axis at a time,
+// last axis first (on the smallest data); each (sample, channel) plane is
+// done by one goroutine.
+func (b *Backend) Upsample2x(y, x *tensor.Tensor, periodic bool) {
 	X, Y := data(x), data(y)
 	sp := x.Spatial()
 	d, sin := len(sp), x.SpatialSize()
@@ -537,7 +592,7 @@ func (b *Backend) Upsample2x(y, x *tensor.Tensor) {
 				if a > 0 {
 					out = bufs[d-1-a]
 				}
-				upPass(out, in, outer, sp[a], inner)
+				upPass(out, in, outer, sp[a], inner, periodic)
 				in, inner = out, inner*2*sp[a]
 			}
 		}
@@ -547,7 +602,7 @@ func (b *Backend) Upsample2x(y, x *tensor.Tensor) {
 // Upsample2xBackward implements tensor.Backend: dx += A^T dy with A the
 // interpolation of Upsample2x, applied as the adjoint of each axis pass,
 // first axis first (so the data shrink as early as possible).
-func (b *Backend) Upsample2xBackward(dx, dy *tensor.Tensor) {
+func (b *Backend) Upsample2xBackward(dx, dy *tensor.Tensor, periodic bool) {
 	DX, DY := data(dx), data(dy)
 	sp := dx.Spatial()
 	d, sin := len(sp), dx.SpatialSize()
@@ -565,7 +620,7 @@ func (b *Backend) Upsample2xBackward(dx, dy *tensor.Tensor) {
 				if a < d-1 {
 					out = bufs[a]
 				}
-				upPassT(out, in, outer, sp[a], inner, a == d-1)
+				upPassT(out, in, outer, sp[a], inner, a == d-1, periodic)
 				in, outer = out, outer*sp[a]
 			}
 		}

@@ -278,8 +278,9 @@ func TestConvDownBackwardTiles(t *testing.T) {
 
 // upsampleRef is Upsample2x from its definition in float64: the tensor
 // product over axes of (1-lambda) x[i0] + lambda x[i1] with PyTorch's
-// align_corners=false source coordinate.
-func upsampleRef(x []float32, xs []int) []float64 {
+// align_corners=false source coordinate, clamped at the edges or, with
+// periodic, unclamped and with the indices wrapped mod n.
+func upsampleRef(x []float32, xs []int, periodic bool) []float64 {
 	sp := xs[2:]
 	d := len(sp)
 	out := make([]int, d)
@@ -295,10 +296,17 @@ func upsampleRef(x []float32, xs []int) []float64 {
 			for corner := 0; corner < 1<<d; corner++ {
 				wgt, q := 1.0, 0
 				for a := 0; a < d; a++ {
-					src := math.Max((float64(j[a])+0.5)/2-0.5, 0)
+					src := (float64(j[a])+0.5)/2 - 0.5
+					if !periodic {
+						src = math.Max(src, 0)
+					}
 					i0 := int(math.Floor(src))
 					i1 := min(i0+1, sp[a]-1)
 					lam := src - float64(i0)
+					if periodic {
+						i1 = (i0 + 1) % sp[a]
+						i0 = (i0 + sp[a]) % sp[a]
+					}
 					if corner>>a&1 == 1 {
 						wgt *= lam
 						q = q*sp[a] + i1
@@ -327,21 +335,78 @@ var upCases = []struct {
 }
 
 func upsample(be *cpu.Backend, x []float32, shape ...int) []float32 {
+	return upsampleEdges(be, x, false, shape...)
+}
+
+// upsampleEdges is upsample with the edge rule chosen: clamped or periodic.
+func upsampleEdges(be *cpu.Backend, x []float32, periodic bool, shape ...int) []float32 {
 	tp := tensor.NewTape(be)
 	tp.SetGrad(false)
-	return tensor.ToHost(be, tp.Upsample2x(tp.FromHost(x, shape...)))
+	return tensor.ToHost(be, tp.Upsample2x(tp.FromHost(x, shape...), periodic))
 }
+
+// edgeRules names the two edge rules of Upsample2x for subtests.
+var edgeRules = []struct {
+	name     string
+	periodic bool
+}{{"clamp", false}, {"periodic", true}}
 
 func TestUpsample2xForward(t *testing.T) {
 	be := cpu.New(2)
-	for ci, c := range upCases {
-		t.Run(c.name, func(t *testing.T) {
-			xd := gradcheck.Random(uint64(80+ci), tensor.Numel(c.shape))
-			got := upsample(be, xd, c.shape...)
-			want := upsampleRef(xd, c.shape)
-			for i := range want {
-				if math.Abs(float64(got[i])-want[i]) > 1e-6 {
-					t.Fatalf("y[%d] = %g, want %g", i, got[i], want[i])
+	for _, e := range edgeRules {
+		for ci, c := range upCases {
+			t.Run(e.name+"/"+c.name, func(t *testing.T) {
+				xd := gradcheck.Random(uint64(80+ci), tensor.Numel(c.shape))
+				got := upsampleEdges(be, xd, e.periodic, c.shape...)
+				want := upsampleRef(xd, c.shape, e.periodic)
+				for i := range want {
+					if math.Abs(float64(got[i])-want[i]) > 1e-6 {
+						t.Fatalf("y[%d] = %g, want %g", i, got[i], want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestUpsample2xPeriodicShift: on a periodic grid, up-sampling commutes
+// with the shifts, Up(roll(x, 1)) = roll(Up(x), 2) along every axis, bit
+// for bit (the same products in the same order); the clamped rule does
+// not (its edges differ), which the test also requires, so that it cannot
+// pass by the periodic flag being ignored.
+func TestUpsample2xPeriodicShift(t *testing.T) {
+	be := cpu.New(2)
+	roll := func(v []float32, shape []int, axis, by int) []float32 {
+		out := make([]float32, len(v))
+		for i := range v {
+			idx := unflat(i, shape)
+			idx[axis] = (idx[axis] + by) % shape[axis]
+			q := 0
+			for a, n := range shape {
+				q = q*n + idx[a]
+			}
+			out[q] = v[i]
+		}
+		return out
+	}
+	for ci, fs := range fieldShapes {
+		t.Run(fs.name, func(t *testing.T) {
+			xd := gradcheck.Random(uint64(120+ci), tensor.Numel(fs.shape))
+			ys := append([]int(nil), fs.shape...)
+			for a := 2; a < len(ys); a++ {
+				ys[a] *= 2
+			}
+			for axis := 2; axis < len(fs.shape); axis++ {
+				for _, e := range edgeRules {
+					a := upsampleEdges(be, roll(xd, fs.shape, axis, 1), e.periodic, fs.shape...)
+					b := roll(upsampleEdges(be, xd, e.periodic, fs.shape...), ys, axis, 2)
+					same := true
+					for i := range a {
+						same = same && math.Float32bits(a[i]) == math.Float32bits(b[i])
+					}
+					if same != e.periodic {
+						t.Errorf("%s, axis %d: Up(roll x) = roll(Up x) is %t, want %t", e.name, axis-2, same, e.periodic)
+					}
 				}
 			}
 		})
@@ -424,40 +489,52 @@ func TestUpsample2xInvariants(t *testing.T) {
 
 func TestUpsample2xAdjoint(t *testing.T) {
 	be := cpu.New(2)
-	for ci, c := range upCases {
-		t.Run(c.name, func(t *testing.T) {
-			xd := gradcheck.Random(uint64(90+ci), tensor.Numel(c.shape))
-			ax := upsample(be, xd, c.shape...)
-			yd := gradcheck.Random(uint64(100+ci), len(ax))
-			ys := append([]int(nil), c.shape...)
-			for a := 2; a < len(ys); a++ {
-				ys[a] *= 2
-			}
-			dx := tensor.NewLeaf(be, "dx", make([]float32, len(xd)), c.shape...)
-			be.Upsample2xBackward(dx, tensor.NewLeaf(be, "dy", yd, ys...))
-			aty := tensor.ToHost(be, dx)
-			var lhs, rhs float64
-			for i := range ax {
-				lhs += float64(ax[i]) * float64(yd[i])
-			}
-			for i := range xd {
-				rhs += float64(xd[i]) * float64(aty[i])
-			}
-			if math.Abs(lhs-rhs) > 1e-5*float64(len(ax)) {
-				t.Errorf("<Ax, y> = %.9g, <x, A^T y> = %.9g", lhs, rhs)
-			}
-		})
+	for _, e := range edgeRules {
+		for ci, c := range upCases {
+			t.Run(e.name+"/"+c.name, func(t *testing.T) {
+				testUpsampleAdjoint(t, be, ci, c.shape, e.periodic)
+			})
+		}
 	}
 }
 
+// testUpsampleAdjoint checks <Ax, y> = <x, A^T y> for one shape and
+// edge rule.
+func testUpsampleAdjoint(t *testing.T, be *cpu.Backend, ci int, shape []int, periodic bool) {
+	xd := gradcheck.Random(uint64(90+ci), tensor.Numel(shape))
+	ax := upsampleEdges(be, xd, periodic, shape...)
+	yd := gradcheck.Random(uint64(100+ci), len(ax))
+	ys := append([]int(nil), shape...)
+	for a := 2; a < len(ys); a++ {
+		ys[a] *= 2
+	}
+	dx := tensor.NewLeaf(be, "dx", make([]float32, len(xd)), shape...)
+	be.Upsample2xBackward(dx, tensor.NewLeaf(be, "dy", yd, ys...), periodic)
+	aty := tensor.ToHost(be, dx)
+	var lhs, rhs float64
+	for i := range ax {
+		lhs += float64(ax[i]) * float64(yd[i])
+	}
+	for i := range xd {
+		rhs += float64(xd[i]) * float64(aty[i])
+	}
+	if math.Abs(lhs-rhs) > 1e-5*float64(len(ax)) {
+		t.Errorf("<Ax, y> = %.9g, <x, A^T y> = %.9g", lhs, rhs)
+	}
+}
+
+// TestUpsample2xGrad checks the hand-written backward of both edge rules
+// against finite differences in 1D, 2D and 3D.
 func TestUpsample2xGrad(t *testing.T) {
 	be := cpu.New(2)
-	for _, fs := range fieldShapes {
-		t.Run(fs.name, func(t *testing.T) {
-			gradcheck.Check(t, be, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
-				return tp.Upsample2x(v[0])
-			}, []gradcheck.Input{in("x", 7, fs.shape...)}, gradcheck.Options{})
-		})
+	for _, e := range edgeRules {
+		for _, fs := range fieldShapes {
+			t.Run(e.name+"/"+fs.name, func(t *testing.T) {
+				gradcheck.Check(t, be, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
+					return tp.Upsample2x(v[0], e.periodic)
+				}, []gradcheck.Input{in("x", 7, fs.shape...)}, gradcheck.Options{})
+			})
+		}
 	}
 }
 
@@ -482,7 +559,7 @@ func TestResampleThreadDeterminism(t *testing.T) {
 			}
 			tp := tensor.NewTape(be)
 			y := tp.ConvDown(x, w, bias)
-			u := tp.Upsample2x(y)
+			u := tp.Upsample2x(y, ci == 1) // the 2D case: periodic
 			tp.BackwardWith(u, tp.FromHost(gradcheck.Random(uint64(ci+4), u.Numel()), u.Shape...))
 			for _, r := range []*tensor.Tensor{y, u, x.Grad, w.Grad, bias.Grad} {
 				res = append(res, tensor.ToHost(be, r))
@@ -572,7 +649,7 @@ func BenchmarkUpsample2x(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			benchResample(b, c.shape, nil, func(tp *tensor.Tape, x *tensor.Tensor, _ []*tensor.Tensor) *tensor.Tensor {
-				return tp.Upsample2x(x)
+				return tp.Upsample2x(x, false)
 			})
 		})
 	}

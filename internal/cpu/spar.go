@@ -144,9 +144,11 @@ func (b *Backend) SPARRoute(r, zF, zG, hard *tensor.Tensor) {
 }
 
 // SPARRouteBackward implements tensor.Backend (App. A.1):
-// direct path dzF += g dr, dzG += (1-g) dr with g = hard;
-// score path ds += sum_c dr (zF - zG) sigmoid'(s/T) / T.
-func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32) {
+// direct path dzF += g dr, dzG += (1-g) dr with g = hard (Eq.
+// spar-direct); score path ds += sum_c dr (zF - zG) sigmoid'((s - tau)/T) / T
+// (Eq. spar-score-grad) with tau = 0, or with centre CentreThreshold the
+// sample's threshold tau_k (sparThreshold).
+func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32, centre tensor.SurrogateCentre) {
 	DR, F, G, H := data(dr), data(zF), data(zG), data(hard)
 	c, sp := zF.Channels(), zF.SpatialSize()
 	if dzF != nil || dzG != nil {
@@ -184,11 +186,35 @@ func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Te
 					}
 				}
 				dsr, sr := DS[bi*sp:][:sp], S[bi*sp:][:sp]
+				thr := centre == tensor.CentreThreshold
+				var tau float32
+				if thr {
+					tau = sparThreshold(sr, H[bi*sp:][:sp])
+				}
 				for i := range dsr {
-					sg := sigmoid(sr[i] / temperature)
+					v := sr[i]
+					if thr {
+						v -= tau
+					}
+					sg := sigmoid(v / temperature)
 					dsr[i] += acc[i] * sg * (1 - sg) / temperature
 				}
 			}
 		})
 	}
+}
+
+// sparThreshold is the hard decision's threshold tau_k of one sample: the
+// smallest score s among the pixels with hard = 1, which is the k-th
+// largest score (ties at the threshold share its value). NaN scores are
+// skipped; it is 0 when no other pixel is kept (SPARKeep always keeps
+// k >= 1).
+func sparThreshold(s, hard []float32) float32 {
+	tau, any := float32(0), false
+	for i, h := range hard {
+		if v := s[i]; h != 0 && v == v && (!any || v < tau) {
+			tau, any = s[i], true
+		}
+	}
+	return tau
 }

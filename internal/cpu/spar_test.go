@@ -1,7 +1,10 @@
 package cpu_test
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"uhno/internal/cpu"
@@ -137,7 +140,7 @@ func TestSPARRouteForward(t *testing.T) {
 	zF := tp.FromHost([]float32{1, 2, 3, 4, 5, 6}, 1, 2, 3)
 	zG := tp.FromHost([]float32{-1, -2, -3, -4, -5, -6}, 1, 2, 3)
 	hard := tp.FromHost([]float32{1, 0, 1}, 1, 1, 3)
-	got := tensor.ToHost(b, tp.SPARRoute(zF, zG, hard, hard, 0.8))
+	got := tensor.ToHost(b, tp.SPARRoute(zF, zG, hard, hard, 0.8, tensor.CentreZero))
 	want := []float32{1, -2, 3, 4, -5, 6}
 	for i := range want {
 		if got[i] != want[i] {
@@ -166,7 +169,7 @@ func TestSPARRouteBackwardFormulas(t *testing.T) {
 		l.SetRequiresGrad(true)
 	}
 	hard, _ := tp.SPARKeep(s, tensor.DefaultSPAR)
-	r := tp.SPARRoute(zF, zG, hard, s, T)
+	r := tp.SPARRoute(zF, zG, hard, s, T, tensor.CentreZero)
 	tp.BackwardWith(r, tp.FromHost(drv, shape...))
 	H := tensor.ToHost(b, hard)
 	dF, dG, dS := tensor.ToHost(b, zF.Grad), tensor.ToHost(b, zG.Grad), tensor.ToHost(b, s.Grad)
@@ -211,7 +214,7 @@ func TestSPARRouteGrad(t *testing.T) {
 			s := in("s", 3, sshape...)
 			s.NoGrad = true
 			gradcheck.Check(t, b, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
-				return tp.SPARRoute(v[0], v[1], v[3], v[2], 0.8)
+				return tp.SPARRoute(v[0], v[1], v[3], v[2], 0.8, tensor.CentreZero)
 			}, []gradcheck.Input{in("zF", 1, fs.shape...), in("zG", 2, fs.shape...), s,
 				{Name: "hard", Shape: sshape, Data: hardv, NoGrad: true}}, gradcheck.Options{})
 		})
@@ -243,6 +246,142 @@ func TestTopKNaN(t *testing.T) {
 				t.Errorf("k=%d: mask %v, want %v", c.k, got, c.want)
 				break
 			}
+		}
+	}
+}
+
+// kthLargest is the threshold tau_k of the threshold centre from its
+// definition: the k-th largest of v (sorting, independent of the
+// backend's minimum over the kept pixels).
+func kthLargest(v []float32, k int) float64 {
+	s := slices.Clone(v)
+	slices.SortFunc(s, func(a, b float32) int { return cmp.Compare(b, a) })
+	return float64(s[k-1])
+}
+
+// TestSPARRouteBackwardThreshold checks the score path of the threshold
+// centre (spar.surrogate_centre: threshold, issue 20) against its closed
+// form dL/ds = dr^T (zF - zG) sigmoid'((s - tau_k)/T)/T with tau_k the
+// k-th largest score of the sample (k from SPARKeep's statistics), and
+// that the direct path and the forward value do not depend on the centre.
+func TestSPARRouteBackwardThreshold(t *testing.T) {
+	b := cpu.New(2)
+	const T = 0.8
+	shape := []int{3, 2, 7}
+	n, c := 7, 2
+	zFv, zGv := gradcheck.Random(11, 42), gradcheck.Random(12, 42)
+	sv := gradcheck.Random(13, 21)
+	for i := range sv {
+		sv[i] += 1.5 // every score positive: the two centres differ everywhere
+	}
+	drv := gradcheck.Random(14, 42)
+	run := func(centre tensor.SurrogateCentre) (r, dF, dG, dS, H, stats []float32) {
+		tp := tensor.NewTape(b)
+		zF := tensor.NewLeaf(b, "zF", zFv, shape...)
+		zG := tensor.NewLeaf(b, "zG", zGv, shape...)
+		s := tensor.NewLeaf(b, "s", sv, 3, 1, n)
+		for _, l := range []*tensor.Tensor{zF, zG, s} {
+			l.SetRequiresGrad(true)
+		}
+		hard, st := tp.SPARKeep(s, tensor.DefaultSPAR)
+		out := tp.SPARRoute(zF, zG, hard, s, T, centre)
+		tp.BackwardWith(out, tp.FromHost(drv, shape...))
+		return tensor.ToHost(b, out), tensor.ToHost(b, zF.Grad), tensor.ToHost(b, zG.Grad), tensor.ToHost(b, s.Grad),
+			tensor.ToHost(b, hard), tensor.ToHost(b, st)
+	}
+	r0, dF0, dG0, dS0, _, _ := run(tensor.CentreZero)
+	r, dF, dG, dS, H, stats := run(tensor.CentreThreshold)
+	for i := range r {
+		if r[i] != r0[i] || dF[i] != dF0[i] || dG[i] != dG0[i] {
+			t.Fatalf("forward value or direct path depends on the centre at %d", i)
+		}
+	}
+	differ := 0
+	for bi := 0; bi < 3; bi++ {
+		k := int(stats[3*bi+2])
+		tau := kthLargest(sv[bi*n:(bi+1)*n], k)
+		kept := 0
+		for x := 0; x < n; x++ {
+			kept += int(H[bi*n+x])
+		}
+		if kept != k {
+			t.Fatalf("sample %d: %d kept, k = %d", bi, kept, k)
+		}
+		for x := 0; x < n; x++ {
+			var dot float64
+			for ch := 0; ch < c; ch++ {
+				i := (bi*c+ch)*n + x
+				dot += float64(drv[i]) * (float64(zFv[i]) - float64(zGv[i]))
+			}
+			sg := 1 / (1 + math.Exp(-(float64(sv[bi*n+x])-tau)/T))
+			want := dot * sg * (1 - sg) / T
+			if math.Abs(float64(dS[bi*n+x])-want) > 1e-6 {
+				t.Fatalf("threshold score path at b=%d x=%d: %g, want %g (tau_k = %g)", bi, x, dS[bi*n+x], want, tau)
+			}
+			if dS[bi*n+x] != dS0[bi*n+x] {
+				differ++
+			}
+		}
+	}
+	if differ == 0 {
+		t.Fatal("the threshold centre gave the zero centre's score gradient everywhere")
+	}
+}
+
+// TestSPARRouteScoreGrad checks the whole backward of SPARRoute, score
+// path included, against finite differences in 1D, 2D and 3D for both
+// centres. The forward value does not depend on s (straight-through), so
+// the finite differences are taken of the surrogate with the same value
+// at the base point and the STE's derivative, the mask g0 and the centre
+// tau0 (0, or the k-th largest base score per sample) held fixed:
+//
+//	r~ = g0 zF + (1 - g0) zG + (sigmoid((s - tau0)/T) - sigmoid((s0 - tau0)/T)) (zF - zG)
+//
+// The gradient pass runs tensor.Tape.SPARRoute; only the finite-difference
+// passes (gradients off) evaluate r~ on the host.
+func TestSPARRouteScoreGrad(t *testing.T) {
+	b := cpu.New(2)
+	const T = 0.8
+	for _, centre := range []tensor.SurrogateCentre{tensor.CentreZero, tensor.CentreThreshold} {
+		for _, fs := range fieldShapes {
+			t.Run(fmt.Sprintf("centre%d/%s", centre, fs.name), func(t *testing.T) {
+				sshape := withChannels(fs.shape, 1)
+				s := in("s", 3, sshape...)
+				for i := range s.Data {
+					s.Data[i] += 1 // away from 0, so that the centres differ
+				}
+				n, batch := tensor.Numel(sshape[2:]), sshape[0]
+				// The base point's mask and centres.
+				sl := tensor.NewLeaf(b, "s", s.Data, sshape...)
+				tp := tensor.NewTape(b)
+				hard, stats := tp.SPARKeep(sl, tensor.DefaultSPAR)
+				g0, st := tensor.ToHost(b, hard), tensor.ToHost(b, stats)
+				tau0 := make([]float64, batch)
+				if centre == tensor.CentreThreshold {
+					for bi := range tau0 {
+						tau0[bi] = kthLargest(s.Data[bi*n:(bi+1)*n], int(st[3*bi+2]))
+					}
+				}
+				s0 := slices.Clone(s.Data)
+				gradcheck.Check(t, b, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
+					if tp.GradEnabled() {
+						return tp.SPARRoute(v[0], v[1], v[3], v[2], T, centre)
+					}
+					zf, zg, sv := tensor.ToHost(b, v[0]), tensor.ToHost(b, v[1]), tensor.ToHost(b, v[2])
+					c := v[0].Channels()
+					r := make([]float32, len(zf))
+					for i := range r {
+						bi := i / (c * n)
+						j := bi*n + i%n
+						g, tau := float64(g0[j]), tau0[bi]
+						ds := 1/(1+math.Exp(-(float64(sv[j])-tau)/T)) - 1/(1+math.Exp(-(float64(s0[j])-tau)/T))
+						f, gg := float64(zf[i]), float64(zg[i])
+						r[i] = float32(g*f + (1-g)*gg + ds*(f-gg))
+					}
+					return tp.FromHost(r, v[0].Shape...)
+				}, []gradcheck.Input{in("zF", 1, fs.shape...), in("zG", 2, fs.shape...), s,
+					{Name: "hard", Shape: sshape, Data: g0, NoGrad: true}}, gradcheck.Options{})
+			})
 		}
 	}
 }

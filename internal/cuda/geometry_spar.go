@@ -77,4 +77,6 @@ const (
 	sparSharedHist   = 4 * sparBins         // spar_radix_histogram
 	sparSharedSelect = 4*sparBlock + 2*4    // spar_radix_select: scan + the picked digit
 	sparSharedMask   = 4 * (sparBlock / 32) // spar_topk_mask: one count per warp
+	// spar_threshold: a float and an int flag per thread
+	sparSharedThreshold = 8 * sparBlock
 )

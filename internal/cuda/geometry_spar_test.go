@@ -78,7 +78,7 @@ func TestSPARLimits(t *testing.T) {
 		sparBlock%32 != 0 || sparBlock&(sparBlock-1) != 0 || sparPasses*sparRadixBits != 32 {
 		t.Fatalf("inconsistent SPAR constants")
 	}
-	for _, s := range []int{sparSharedStats, sparSharedHist, sparSharedSelect, sparSharedMask} {
+	for _, s := range []int{sparSharedStats, sparSharedHist, sparSharedSelect, sparSharedMask, sparSharedThreshold} {
 		if s > 48<<10 {
 			t.Fatalf("static shared memory %d bytes", s)
 		}

@@ -185,8 +185,14 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 		dup := rnd(ref, 13, up...)
 		add(name+" Upsample2x", func() []*tensor.Tensor {
 			y, dx := both(ref, nil, up...), gradPair(ref, 14, sh...)
-			gpu.Upsample2x(y.g, x.g)
-			gpu.Upsample2xBackward(dx.g, dup.g)
+			gpu.Upsample2x(y.g, x.g, false)
+			gpu.Upsample2xBackward(dx.g, dup.g, false)
+			return []*tensor.Tensor{y.g, dx.g}
+		})
+		add(name+" Upsample2x periodic", func() []*tensor.Tensor {
+			y, dx := both(ref, nil, up...), gradPair(ref, 14, sh...)
+			gpu.Upsample2x(y.g, x.g, true)
+			gpu.Upsample2xBackward(dx.g, dup.g, true)
 			return []*tensor.Tensor{y.g, dx.g}
 		})
 
@@ -266,8 +272,10 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 			r := both(ref, nil, sh...)
 			gpu.SPARRoute(r.g, zf.g, zg.g, hard.g)
 			dzf, dzg, ds := gradPair(ref, 27, sh...), gradPair(ref, 28, sh...), gradPair(ref, 29, ssh...)
-			gpu.SPARRouteBackward(dzf.g, dzg.g, ds.g, zf.g, zf.g, zg.g, hard.g, score.g, float32(spar.Temperature))
-			return []*tensor.Tensor{hard.g, stats.g, mask.g, r.g, dzf.g, dzg.g, ds.g}
+			gpu.SPARRouteBackward(dzf.g, dzg.g, ds.g, zf.g, zf.g, zg.g, hard.g, score.g, float32(spar.Temperature), tensor.CentreZero)
+			dst := gradPair(ref, 31, ssh...)
+			gpu.SPARRouteBackward(nil, nil, dst.g, zf.g, zf.g, zg.g, hard.g, score.g, float32(spar.Temperature), tensor.CentreThreshold)
+			return []*tensor.Tensor{hard.g, stats.g, mask.g, r.g, dzf.g, dzg.g, ds.g, dst.g}
 		})
 
 		other := rnd(ref, 30, sh...)

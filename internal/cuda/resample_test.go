@@ -21,27 +21,30 @@ var upsampleShapes = append(append([][]int{}, shapes1to3...),
 // the tolerance is nevertheless the bound for a different order
 // (denseSumTol): forward, a convex combination of 2^d values of |x| <= 1;
 // backward, at most 4^d terms with weights <= 1 times |dy| <= 1 plus the
-// pre-filled gradient.
+// pre-filled gradient. Both edge rules: clamped and periodic (model.upsample,
+// issue 20), whose taps wrap around in the CPU's order.
 func TestUpsample2x(t *testing.T) {
 	ref := cpu.New(1)
-	for i, xs := range upsampleShapes {
-		d := len(xs) - 2
-		ys := append([]int{}, xs...)
-		for a := 2; a < len(ys); a++ {
-			ys[a] *= 2
-		}
-		t.Run(fmt.Sprint(xs), func(t *testing.T) {
-			seed := uint64(10 * i)
-			x := rnd(ref, seed+1, xs...)
-			y := both(ref, random(seed+2, tensor.Numel(ys), 5), ys...) // garbage: forward overwrites
-			ref.Upsample2x(y.c, x.c)
-			gpu.Upsample2x(y.g, x.g)
-			agree(t, "Upsample2x", y, denseSumTol(1<<d, 1), 1e-6)
+	for _, periodic := range []bool{false, true} {
+		for i, xs := range upsampleShapes {
+			d := len(xs) - 2
+			ys := append([]int{}, xs...)
+			for a := 2; a < len(ys); a++ {
+				ys[a] *= 2
+			}
+			t.Run(fmt.Sprint(periodic, xs), func(t *testing.T) {
+				seed := uint64(10 * i)
+				x := rnd(ref, seed+1, xs...)
+				y := both(ref, random(seed+2, tensor.Numel(ys), 5), ys...) // garbage: forward overwrites
+				ref.Upsample2x(y.c, x.c, periodic)
+				gpu.Upsample2x(y.g, x.g, periodic)
+				agree(t, "Upsample2x", y, denseSumTol(1<<d, 1), 1e-6)
 
-			dy, dx := rnd(ref, seed+3, ys...), gradPair(ref, seed+4, xs...)
-			ref.Upsample2xBackward(dx.c, dy.c)
-			gpu.Upsample2xBackward(dx.g, dy.g)
-			agree(t, "Upsample2xBackward", dx, denseSumTol(1<<(2*d)+1, 1), 1e-6)
-		})
+				dy, dx := rnd(ref, seed+3, ys...), gradPair(ref, seed+4, xs...)
+				ref.Upsample2xBackward(dx.c, dy.c, periodic)
+				gpu.Upsample2xBackward(dx.g, dy.g, periodic)
+				agree(t, "Upsample2xBackward", dx, denseSumTol(1<<(2*d)+1, 1), 1e-6)
+			})
+		}
 	}
 }

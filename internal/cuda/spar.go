@@ -100,9 +100,12 @@ func (b *Backend) SPARRoute(r, zF, zG, hard *tensor.Tensor) {
 
 // SPARRouteBackward implements tensor.Backend (App. A.1): the direct path
 // dzF += g dr, dzG += (1-g) dr (Eq. spar-direct) and the score path
-// ds += sum_c dr (zF - zG) sigmoid'(s/T)/T, one thread per pixel summing
-// the channels in order (deterministic). Nil gradients are skipped.
-func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32) {
+// ds += sum_c dr (zF - zG) sigmoid'((s - tau)/T)/T (Eq. spar-score-grad),
+// one thread per pixel summing the channels in order (deterministic).
+// tau is 0, or for tensor.CentreThreshold the per-sample threshold tau_k
+// that spar_threshold finds on the device first. Nil gradients are
+// skipped.
+func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Tensor, temperature float32, centre tensor.SurrogateCentre) {
 	batch, c, sp := zF.Batch(), zF.Channels(), zF.SpatialSize()
 	if batch*c*sp == 0 {
 		return
@@ -112,7 +115,14 @@ func (b *Backend) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Te
 			batch, c, sp)
 	}
 	if ds != nil {
-		b.launch("spar_route_backward_score", Elementwise(batch*sp), buf(ds), buf(dr), buf(zF), buf(zG), buf(s),
-			batch, c, sp, temperature)
+		if centre == tensor.CentreThreshold {
+			tau := b.scratchBuf("spar_tau", batch)
+			b.launch("spar_threshold", PerRow(batch, sparBlock), tau, buf(s), buf(hard), batch, sp)
+			b.launch("spar_route_backward_score_centred", Elementwise(batch*sp), buf(ds), buf(dr), buf(zF), buf(zG), buf(s),
+				tau, batch, c, sp, temperature)
+		} else {
+			b.launch("spar_route_backward_score", Elementwise(batch*sp), buf(ds), buf(dr), buf(zF), buf(zG), buf(s),
+				batch, c, sp, temperature)
+		}
 	}
 }

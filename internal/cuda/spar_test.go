@@ -385,6 +385,13 @@ func randomMask(seed uint64, n int) []float32 {
 // changes ds by at most |acc| 2^-24 (1 + 2)/T with |acc| <= C max|dr|
 // max|zF - zG| <= 8 * 1 * 2 = 16 here: 16 * 3 * 6e-8 / 0.8 = 3.6e-6, so
 // atol 4e-6 (rtol 1e-6 for the pre-filled 0.1-scale gradient).
+//
+// Both surrogate centres are checked (spar.surrogate_centre, issue 20).
+// The threshold centre's tau_k is a minimum (exact in any order, so the
+// same float32 on both) and s - tau_k one correctly rounded subtraction,
+// so the bound above holds for it too. Sample 0 of the last shape has no
+// kept pixel (tau = 0 by the contract), and that shape's 90,300 pixels
+// per sample exercise the kernel's strided block reduction.
 func TestSPARRoute(t *testing.T) {
 	ref := cpu.New(4)
 	const temperature = 0.8
@@ -395,7 +402,11 @@ func TestSPARRoute(t *testing.T) {
 			seed := uint64(1000 * (si + 1))
 			zF, zG, dr := rnd(ref, seed+1, shape...), rnd(ref, seed+2, shape...), rnd(ref, seed+3, shape...)
 			s := both(ref, random(seed+4, batch*sp, 4), sshape...)
-			hard := both(ref, randomMask(seed+5, batch*sp), sshape...)
+			hv := randomMask(seed+5, batch*sp)
+			if si == len(sparRouteShapes)-1 {
+				clear(hv[:sp])
+			}
+			hard := both(ref, hv, sshape...)
 
 			r := both(ref, nil, shape...)
 			gpu.Upload(r.g.Data, filled(r.g.Numel(), 7))
@@ -405,24 +416,26 @@ func TestSPARRoute(t *testing.T) {
 
 			// Every subset of gradients, nil ones skipped; the tensors of
 			// the skipped ones must keep their pre-filled values.
-			for mask := 1; mask < 8; mask++ {
-				dzF, dzG := gradPair(ref, seed+6, shape...), gradPair(ref, seed+7, shape...)
-				ds := gradPair(ref, seed+8, sshape...)
-				pick := func(p pair, bit int, cpuSide bool) *tensor.Tensor {
-					if mask&bit == 0 {
-						return nil
+			for _, centre := range []tensor.SurrogateCentre{tensor.CentreZero, tensor.CentreThreshold} {
+				for mask := 1; mask < 8; mask++ {
+					dzF, dzG := gradPair(ref, seed+6, shape...), gradPair(ref, seed+7, shape...)
+					ds := gradPair(ref, seed+8, sshape...)
+					pick := func(p pair, bit int, cpuSide bool) *tensor.Tensor {
+						if mask&bit == 0 {
+							return nil
+						}
+						if cpuSide {
+							return p.c
+						}
+						return p.g
 					}
-					if cpuSide {
-						return p.c
-					}
-					return p.g
+					ref.SPARRouteBackward(pick(dzF, 1, true), pick(dzG, 2, true), pick(ds, 4, true), dr.c, zF.c, zG.c, hard.c, s.c, temperature, centre)
+					gpu.SPARRouteBackward(pick(dzF, 1, false), pick(dzG, 2, false), pick(ds, 4, false), dr.g, zF.g, zG.g, hard.g, s.g, temperature, centre)
+					what := fmt.Sprintf("centre %d, gradients %03b", centre, mask)
+					agree(t, what+": dzF", dzF, 0, 0)
+					agree(t, what+": dzG", dzG, 0, 0)
+					agree(t, what+": ds", ds, 4e-6, 1e-6)
 				}
-				ref.SPARRouteBackward(pick(dzF, 1, true), pick(dzG, 2, true), pick(ds, 4, true), dr.c, zF.c, zG.c, hard.c, s.c, temperature)
-				gpu.SPARRouteBackward(pick(dzF, 1, false), pick(dzG, 2, false), pick(ds, 4, false), dr.g, zF.g, zG.g, hard.g, s.g, temperature)
-				what := fmt.Sprintf("gradients %03b", mask)
-				agree(t, what+": dzF", dzF, 0, 0)
-				agree(t, what+": dzG", dzG, 0, 0)
-				agree(t, what+": ds", ds, 4e-6, 1e-6)
 			}
 		})
 	}

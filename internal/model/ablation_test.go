@@ -165,7 +165,7 @@ func TestSymDec(t *testing.T) {
 				t.Errorf("%dD %s: z_F differs between modes or depends on the skip", dim, fine.Name)
 			}
 			// H's z_G is Full's Gaussian branch applied to h~ = Up(W_up h).
-			ht := tp.Upsample2x(full.dec[i].wUp.forward(tp, h))
+			ht := tp.Upsample2x(full.dec[i].wUp.forward(tp, h), false)
 			if !sameBits(host(b, s1.zG), host(b, full.dec[i].forward(tp, h, ht, nil).zG)) {
 				t.Errorf("%dD %s SymDec: z_G is not B_G(h~)", dim, fine.Name)
 			}

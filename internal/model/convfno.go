@@ -30,6 +30,11 @@ type ConvFNOSpec struct {
 	Blocks int
 	// ProjHidden is the hidden width of the projection 1x1 -> GELU -> 1x1.
 	ProjHidden int
+	// Upsample is the U-Net's Upsample2x at the edges, U-HNO's
+	// model.upsample (Spec.Upsample): "" (clamp, the default; omitted
+	// from the build record, so older records read as before) or
+	// UpsamplePeriodic.
+	Upsample string `json:",omitempty"`
 }
 
 // Validate reports the first inconsistency in s.
@@ -43,6 +48,8 @@ func (s ConvFNOSpec) Validate() error {
 		return fmt.Errorf("model: convfno U-Net width %d and %d levels, want width >= 1 and 1..8 levels", s.UNetWidth, s.UNetLevels)
 	case s.Width < 1 || s.K0 < 1 || s.Blocks < 1 || s.ProjHidden < 1:
 		return fmt.Errorf("model: convfno width %d, k0 %d, blocks %d, projection %d, want all >= 1", s.Width, s.K0, s.Blocks, s.ProjHidden)
+	case !validSwitch(s.Upsample, UpsampleClamp, UpsamplePeriodic):
+		return fmt.Errorf("model: convfno upsample %q, want %s or %s", s.Upsample, UpsampleClamp, UpsamplePeriodic)
 	}
 	return nil
 }
@@ -53,7 +60,7 @@ func (s ConvFNOSpec) Validate() error {
 // 32. ConvFNOForBudget adjusts the FNO width, as the appendix says.
 func ConvFNOSpecFor(u Spec) ConvFNOSpec {
 	return ConvFNOSpec{Dim: u.Dim, InChannels: u.InChannels, OutChannels: u.OutChannels,
-		UNetWidth: 16, UNetLevels: 4, Width: 32, K0: u.K0, Blocks: 4, ProjHidden: u.ProjHidden}
+		UNetWidth: 16, UNetLevels: 4, Width: 32, K0: u.K0, Blocks: 4, ProjHidden: u.ProjHidden, Upsample: u.Upsample}
 }
 
 // ConvFNO is the Conv-FNO baseline: "a UNet preprocessor with 4 encoding
@@ -225,7 +232,7 @@ func (m *ConvFNO) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, Au
 		skips = append(skips, u)
 	}
 	for l := len(m.dec) - 1; l >= 0; l-- {
-		u = relu(tp, m.dec[l].forward(tp, tp.Concat(tp.Upsample2x(u), skips[l])))
+		u = relu(tp, m.dec[l].forward(tp, tp.Concat(tp.Upsample2x(u, m.spec.Upsample == UpsamplePeriodic), skips[l])))
 	}
 	y, aux := m.fno.Forward(tp, tp.Concat(x, u))
 	return y, aux

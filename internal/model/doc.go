@@ -51,8 +51,8 @@
 //	gauss.log_sigma              [M, G]
 //	gauss.post.m.{w,b}           [C, C], [C]                        m = 0..M-1
 //	gauss.fuse.{w,b}             [C, M*C], [C]
-//	spar.w1.{w,b}, spar.w2.{w,b} [C, 2C], [C], [1, C], [1]          (modes A, B, F: none)
-//	fuse.w_o.{w,b}               [C, 2C], [C]                       (mode F only)
+//	spar.w1.{w,b}, spar.w2.{w,b} [C, 2C], [C], [1, C], [1]          (modes A, B, F: none; model.spar_stages: the routed stages)
+//	fuse.w_o.{w,b}               [C, 2C], [C]                       (mode F; model.spar_stages: the other stages)
 //	w_r.{w,b}                    [C, C], [C]
 //
 // Mode G has lift, flat.i.* (i = 0..FlatBlocks-1) and proj; FNO has lift,

@@ -96,7 +96,17 @@ func checkGrid(dim int) []int {
 }
 
 // TestGradFullSTE is the end-to-end gradient check of a tiny U-HNO with
-// SPAR (1D, 2D, 3D) against finite differences.
+// SPAR (1D, 2D, 3D) against finite differences (checkRoutedGrad).
+func TestGradFullSTE(t *testing.T) {
+	for dim := 1; dim <= 3; dim++ {
+		t.Run(fmt.Sprintf("%dD", dim), func(t *testing.T) {
+			checkRoutedGrad(t, tiny(dim, ModeFull), 2, 20, 4, 5)
+		})
+	}
+}
+
+// checkRoutedGrad checks the tape's gradient of a U-HNO with SPAR gates
+// against finite differences, with the routing held fixed.
 //
 // The top-k mask makes the network piecewise and the straight-through
 // gradient is by design not the derivative of the forward value (which
@@ -105,70 +115,88 @@ func checkGrid(dim int) []int {
 // the same value at the base point and whose derivative is exactly the
 // STE's (Sec. 3.3):
 //
-//	r~ = g0 z_F + (1 - g0) z_G + (sigmoid(s/T) - sigmoid(s0/T)) (z_F - z_G)
+//	r~ = g0 z_F + (1 - g0) z_G + (sigmoid((s - tau0)/T) - sigmoid((s0 - tau0)/T)) (z_F - z_G)
 //
-// with the hard masks g0 and scores s0 recorded at the base point and held
-// fixed. The gradient pass runs the model's own tensor.Tape.SPARRoute with
-// the recorded masks; only the finite-difference passes evaluate r~ (on
-// the host). So the check covers the direct path, the score path through
-// sigmoid'(s/T)/T, W_2 and W_1 back into both branches, and every layer
-// before and after, with the routing held fixed.
-func TestGradFullSTE(t *testing.T) {
-	for dim := 1; dim <= 3; dim++ {
-		t.Run(fmt.Sprintf("%dD", dim), func(t *testing.T) {
-			b := newBackend()
-			s := tiny(dim, ModeFull)
-			m := mustUHNO(t, b, s, 2)
-			rescale(b, m, 20)
-			grid := checkGrid(dim)
-			xShape := append([]int{2, s.InChannels}, grid...)
-			x := gradcheck.Random(4, tensor.Numel(xShape))
-			temp := float32(s.SPAR.Temperature)
+// with the hard masks g0, scores s0 and per-sample centres tau0 (0, or
+// the smallest kept score for spar.surrogate_centre: threshold) recorded
+// at the base point and held fixed. The gradient pass runs the model's
+// own tensor.Tape.SPARRoute with the recorded masks; only the
+// finite-difference passes evaluate r~ (on the host). So the check
+// covers the direct path, the score path through sigmoid'/T, W_2 and W_1
+// back into both branches, and every layer before and after, with the
+// routing held fixed.
+func checkRoutedGrad(t *testing.T, s Spec, modelSeed, rescaleSeed, xSeed, checkSeed uint64) {
+	t.Helper()
+	dim := s.Dim
+	b := newBackend()
+	m := mustUHNO(t, b, s, modelSeed)
+	rescale(b, m, rescaleSeed)
+	grid := checkGrid(dim)
+	xShape := append([]int{2, s.InChannels}, grid...)
+	x := gradcheck.Random(xSeed, tensor.Numel(xShape))
+	temp := float32(s.SPAR.Temperature)
 
-			// Record the base point's masks and scores.
-			var hard0, s0 [][]float32
-			m.testRoute = func(_ int, tp *tensor.Tape, zF, zG, sc, hard *tensor.Tensor) *tensor.Tensor {
-				hard0 = append(hard0, host(b, hard))
-				s0 = append(s0, host(b, sc))
-				return tp.SPARRoute(zF, zG, hard, sc, temp)
-			}
-			tp := tensor.NewTape(b)
-			tp.SetGrad(false)
-			m.Forward(tp, tp.FromHost(x, xShape...))
-
-			m.testRoute = func(stage int, tp *tensor.Tape, zF, zG, sc, hard *tensor.Tensor) *tensor.Tensor {
-				g0 := tp.FromHost(hard0[stage], hard.Shape...)
-				if tp.GradEnabled() {
-					return tp.SPARRoute(zF, zG, g0, sc, temp)
+	// Record the base point's masks, scores and centres, by stage (only
+	// the routed stages have them).
+	hard0, s0 := map[int][]float32{}, map[int][]float32{}
+	tau0 := map[int][]float64{}
+	m.testRoute = func(stage int, tp *tensor.Tape, zF, zG, sc, hard *tensor.Tensor, centre tensor.SurrogateCentre) *tensor.Tensor {
+		h, sv := host(b, hard), host(b, sc)
+		hard0[stage], s0[stage] = h, sv
+		n := sc.SpatialSize()
+		tau := make([]float64, sc.Batch())
+		if centre == tensor.CentreThreshold {
+			for bi := range tau {
+				tau[bi] = math.Inf(1)
+				for i := bi * n; i < (bi+1)*n; i++ {
+					if h[i] == 1 {
+						tau[bi] = math.Min(tau[bi], float64(sv[i]))
+					}
 				}
-				zf, zg, sv := host(b, zF), host(b, zG), host(b, sc)
-				n, c := zF.SpatialSize(), zF.Channels()
-				r := make([]float32, len(zf))
-				for i := range r {
-					j := (i/(c*n))*n + i%n // the pixel's index in [B, 1, spatial]
-					g := float64(hard0[stage][j])
-					ds := sigmoid(float64(sv[j])/float64(temp)) - sigmoid(float64(s0[stage][j])/float64(temp))
-					f, gg := float64(zf[i]), float64(zg[i])
-					r[i] = float32(g*f + (1-g)*gg + ds*(f-gg))
-				}
-				return tp.FromHost(r, zF.Shape...)
 			}
-			names := names(m)
-			probes := 3
-			if dim > 1 {
-				// One parameter of every kind at every stage kind.
-				names = slices.DeleteFunc(names, func(n string) bool {
-					return strings.HasPrefix(n, "enc.1.") || strings.HasPrefix(n, "dec.1.") || strings.Contains(n, ".post.1") || strings.Contains(n, ".post.2")
-				})
-				probes = 2
-			}
-			gradcheck.Check(t, b, func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
-				bind(b, tp, m, names, in[1:])
-				y, _ := m.Forward(tp, in[0])
-				return y
-			}, checkInputs(b, m, x, xShape, names), gradcheck.Options{MaxProbe: probes, Seed: 5, RelTol: checkTol})
-		})
+		}
+		tau0[stage] = tau
+		return tp.SPARRoute(zF, zG, hard, sc, temp, centre)
 	}
+	tp := tensor.NewTape(b)
+	tp.SetGrad(false)
+	m.Forward(tp, tp.FromHost(x, xShape...))
+	if len(hard0) == 0 {
+		t.Fatal("no stage routed with SPAR")
+	}
+
+	m.testRoute = func(stage int, tp *tensor.Tape, zF, zG, sc, hard *tensor.Tensor, centre tensor.SurrogateCentre) *tensor.Tensor {
+		g0 := tp.FromHost(hard0[stage], hard.Shape...)
+		if tp.GradEnabled() {
+			return tp.SPARRoute(zF, zG, g0, sc, temp, centre)
+		}
+		zf, zg, sv := host(b, zF), host(b, zG), host(b, sc)
+		n, c := zF.SpatialSize(), zF.Channels()
+		r := make([]float32, len(zf))
+		for i := range r {
+			bi := i / (c * n)
+			j := bi*n + i%n // the pixel's index in [B, 1, spatial]
+			g, tau := float64(hard0[stage][j]), tau0[stage][bi]
+			ds := sigmoid((float64(sv[j])-tau)/float64(temp)) - sigmoid((float64(s0[stage][j])-tau)/float64(temp))
+			f, gg := float64(zf[i]), float64(zg[i])
+			r[i] = float32(g*f + (1-g)*gg + ds*(f-gg))
+		}
+		return tp.FromHost(r, zF.Shape...)
+	}
+	names := names(m)
+	probes := 3
+	if dim > 1 {
+		// One parameter of every kind at every stage kind.
+		names = slices.DeleteFunc(names, func(n string) bool {
+			return strings.HasPrefix(n, "enc.1.") || strings.HasPrefix(n, "dec.1.") || strings.Contains(n, ".post.1") || strings.Contains(n, ".post.2")
+		})
+		probes = 2
+	}
+	gradcheck.Check(t, b, func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
+		bind(b, tp, m, names, in[1:])
+		y, _ := m.Forward(tp, in[0])
+		return y
+	}, checkInputs(b, m, x, xShape, names), gradcheck.Options{MaxProbe: probes, Seed: checkSeed, RelTol: checkTol})
 }
 
 // TestGradNoSPAR checks mode F (no top-k: the network is smooth) against

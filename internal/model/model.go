@@ -43,7 +43,8 @@ type Aux struct {
 	// ZF and ZG are the branch features z_F and z_G at the final routing
 	// stage L* (the last decoder stage; mode G: the last flat block), for
 	// the CBC term lambda_CBC MSE(z_G, z_F) of Eq. loss. In the decoder z_F
-	// includes W_R h~ (Eq. dec-asym). Both are nil when a branch is ablated
+	// includes W_R h~ (Eq. dec-asym), except with model.decoder_residual:
+	// outside, where it is B_F(h~). Both are nil when a branch is ablated
 	// (modes A and B) and for FNO.
 	ZF, ZG *tensor.Tensor
 	// Stages names each routing stage: "enc.0", ..., "mid", "dec.L-1", ...,
@@ -121,6 +122,77 @@ type Spec struct {
 	// (as many as the U-shape has stages) and the multiple of Groups whose
 	// parameter count is closest to the Full model's (ResolveFlat).
 	FlatWidth, FlatBlocks int
+
+	// The open readings of the paper as switches (issue 20; docs/DESIGN.md
+	// "U-HNO's open readings as switches"). Each is a string whose zero
+	// value "" is the reading uhno always had, and is omitted from JSON:
+	// a build record written before the switches decodes to the default,
+	// and a default spec encodes to the same bytes as before.
+	// SpecFromConfig stores the default's name as "".
+
+	// DecoderResidual is model.decoder_residual: where the decoder stage
+	// adds W_R h~, DecoderInside ("", Eq. dec-asym) or DecoderOutside
+	// (Eq. block). See decStage.
+	DecoderResidual string `json:",omitempty"`
+	// SurrogateCentre is spar.surrogate_centre: CentreZero ("",
+	// g_soft = sigmoid(s/T)) or CentreThreshold (sigmoid((s - tau_k)/T)).
+	// See sparGate.
+	SurrogateCentre string `json:",omitempty"`
+	// Upsample is model.upsample: the decoder's Upsample2x clamps at the
+	// edges (UpsampleClamp, "") or wraps around them (UpsamplePeriodic,
+	// periodic tasks only).
+	Upsample string `json:",omitempty"`
+	// SPARStages is model.spar_stages: which stages route with SPAR,
+	// SPARAll ("", the paper), SPAREncoder (encoder blocks and
+	// bottleneck; the decoder stages fuse with mode F's W_o [z_F; z_G]) or
+	// SPARDecoder (the decoder stages; the others fuse with W_o). Only
+	// for the modes that have a gate, except G.
+	SPARStages string `json:",omitempty"`
+}
+
+// Values of the switches of issue 20 (Spec.DecoderResidual,
+// SurrogateCentre, Upsample, SPARStages); the first of each pair or
+// triple is the default.
+const (
+	DecoderInside  = "inside"
+	DecoderOutside = "outside"
+
+	CentreZero      = "zero"
+	CentreThreshold = "threshold"
+
+	UpsampleClamp    = "clamp"
+	UpsamplePeriodic = "periodic"
+
+	SPARAll     = "all"
+	SPAREncoder = "encoder"
+	SPARDecoder = "decoder"
+)
+
+// validSwitch reports whether v is "" or one of the allowed values.
+func validSwitch(v string, allowed ...string) bool {
+	return v == "" || slices.Contains(allowed, v)
+}
+
+// defaultAsEmpty returns "" for a switch's default value (the first
+// allowed), else v: the form a Spec stores.
+func defaultAsEmpty(v, def string) string {
+	if v == def {
+		return ""
+	}
+	return v
+}
+
+// surrogateCentre is the tensor form of SurrogateCentre.
+func (s Spec) surrogateCentre() tensor.SurrogateCentre {
+	if s.SurrogateCentre == CentreThreshold {
+		return tensor.CentreThreshold
+	}
+	return tensor.CentreZero
+}
+
+// hasGate reports whether the mode routes with SPAR (all but A, B, F).
+func hasGate(mode string) bool {
+	return mode != ModeNoLocal && mode != ModeNoGlobal && mode != ModeNoSPAR
 }
 
 // FNOSpec is the architecture of the FNO baseline (paper App. C "Baseline
@@ -188,6 +260,16 @@ func (s Spec) validate() error {
 		return fmt.Errorf("flat width %d and blocks %d, want >= 0", s.FlatWidth, s.FlatBlocks)
 	case s.FlatWidth%s.Groups != 0:
 		return fmt.Errorf("flat width %d is not a multiple of the %d sigma groups", s.FlatWidth, s.Groups)
+	case !validSwitch(s.DecoderResidual, DecoderInside, DecoderOutside):
+		return fmt.Errorf("decoder residual %q, want %s or %s", s.DecoderResidual, DecoderInside, DecoderOutside)
+	case !validSwitch(s.SurrogateCentre, CentreZero, CentreThreshold):
+		return fmt.Errorf("surrogate centre %q, want %s or %s", s.SurrogateCentre, CentreZero, CentreThreshold)
+	case !validSwitch(s.Upsample, UpsampleClamp, UpsamplePeriodic):
+		return fmt.Errorf("upsample %q, want %s or %s", s.Upsample, UpsampleClamp, UpsamplePeriodic)
+	case !validSwitch(s.SPARStages, SPARAll, SPAREncoder, SPARDecoder):
+		return fmt.Errorf("SPAR stages %q, want %s, %s or %s", s.SPARStages, SPARAll, SPAREncoder, SPARDecoder)
+	case s.SPARStages != "" && s.SPARStages != SPARAll && (!hasGate(s.Mode) || s.Mode == ModeNoUShape):
+		return fmt.Errorf("SPAR stages %s with mode %s: only the modes that route with SPAR at every stage of a U (full, C, D, E, H, I) can take SPAR away from some", s.SPARStages, s.Mode)
 	}
 	for _, sg := range s.Sigmas {
 		if !(sg > 0) {
@@ -220,6 +302,10 @@ func SpecFromConfig(c config.Config, in, out int) (Spec, error) {
 		Levels: m.Levels, C0: m.C0, WidthMult: m.WidthMult, K0: m.K0,
 		M: m.M, Sigmas: slices.Clone(m.Sigmas), Groups: m.Groups, MaxRadius: m.MaxRadius,
 		ProjHidden: m.ProjHidden, Mode: m.Ablation,
+		DecoderResidual: defaultAsEmpty(m.DecoderResidual, DecoderInside),
+		SurrogateCentre: defaultAsEmpty(c.SPAR.SurrogateCentre, CentreZero),
+		Upsample:        defaultAsEmpty(m.Upsample, UpsampleClamp),
+		SPARStages:      defaultAsEmpty(m.SPARStages, SPARAll),
 		SPAR: tensor.SPARParams{
 			Rho0: c.SPAR.Rho0, Beta: c.SPAR.Beta, RhoMin: c.SPAR.RhoMin, RhoMax: c.SPAR.RhoMax,
 			Temperature: c.SPAR.Temperature, Eps: c.SPAR.Eps, UnbiasedStd: c.SPAR.UnbiasedStd,

@@ -33,7 +33,7 @@ type UHNO struct {
 
 	// testRoute, when set (tests only), replaces the SPAR MUX of every
 	// stage (see routeFunc).
-	testRoute func(stage int, tp *tensor.Tape, zF, zG, s, hard *tensor.Tensor) *tensor.Tensor
+	testRoute func(stage int, tp *tensor.Tape, zF, zG, s, hard *tensor.Tensor, centre tensor.SurrogateCentre) *tensor.Tensor
 }
 
 var _ Model = (*UHNO)(nil)
@@ -249,8 +249,8 @@ func (m *UHNO) route(stage int) routeFunc {
 	if m.testRoute == nil {
 		return nil
 	}
-	return func(tp *tensor.Tape, zF, zG, s, hard *tensor.Tensor) *tensor.Tensor {
-		return m.testRoute(stage, tp, zF, zG, s, hard)
+	return func(tp *tensor.Tape, zF, zG, s, hard *tensor.Tensor, centre tensor.SurrogateCentre) *tensor.Tensor {
+		return m.testRoute(stage, tp, zF, zG, s, hard, centre)
 	}
 }
 

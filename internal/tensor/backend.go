@@ -154,8 +154,12 @@ type Backend interface {
 	// Upsample2x doubles every spatial axis by linear (1D), bilinear (2D)
 	// or trilinear (3D) interpolation with PyTorch's align_corners=false
 	// convention (source coordinate (j+0.5)/2-0.5, clamped at the edges).
-	Upsample2x(y, x *Tensor)
-	Upsample2xBackward(dx, dy *Tensor)
+	// With periodic set the source coordinate wraps around instead of
+	// being clamped: the first output point of an axis of n points is
+	// 1/4 x[n-1] + 3/4 x[0] and the last 3/4 x[n-1] + 1/4 x[0], the
+	// interior rule on the periodic grid (model.upsample, issue 20).
+	Upsample2x(y, x *Tensor, periodic bool)
+	Upsample2xBackward(dx, dy *Tensor, periodic bool)
 
 	// SpectralConv is the Fourier branch's spectral convolution
 	// z = irfft(R . rfft(x)) (Sec. 3.2, App. C.4). Modes are kept per axis up
@@ -235,8 +239,11 @@ type Backend interface {
 	SPARRoute(r, zF, zG, hard *Tensor)
 	// SPARRouteBackward adds the direct path dzF += g dr, dzG += (1-g) dr
 	// (Eq. spar-direct) and the score path ds += sum_c dr (zF - zG)
-	// sigmoid'(s/T)/T (App. A.1).
-	SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *Tensor, temperature float32)
+	// sigmoid'((s - tau)/T)/T (Eq. spar-score-grad, App. A.1), where tau
+	// is 0 for CentreZero and, for CentreThreshold, the per-sample
+	// decision threshold tau_k: the smallest score with hard = 1 (the k-th
+	// largest score; 0 when no pixel is kept), held constant.
+	SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *Tensor, temperature float32, centre SurrogateCentre)
 
 	// MSE writes mean((a-b)^2) into the one-element tensor out.
 	MSE(out, a, b *Tensor)
@@ -280,6 +287,21 @@ type SPARParams struct {
 	// (PyTorch's default, and uhno's); false uses N.
 	UnbiasedStd bool
 }
+
+// SurrogateCentre is where the straight-through surrogate of the SPAR gate
+// is centred (spar.surrogate_centre, issue 20): the gradient of
+// g = g_hard + g_soft - sg(g_soft) is taken through g_soft.
+type SurrogateCentre uint8
+
+const (
+	// CentreZero is g_soft = sigmoid(s/T), centred at s = 0 (Sec. 3.3 as
+	// written; the default).
+	CentreZero SurrogateCentre = iota
+	// CentreThreshold is g_soft = sigmoid((s - tau_k)/T), centred at the
+	// hard decision's threshold tau_k, the k-th largest score of the
+	// sample, held constant in the backward pass.
+	CentreThreshold
+)
 
 // DefaultSPAR holds the paper's SPAR defaults (Sec. 4.1, App. D.1):
 // rho0 = 0.30, beta = 0.25, rho_min = 0.10, rho_max = 0.90, T = 0.8, eps = 1e-6.

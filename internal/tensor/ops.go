@@ -313,17 +313,19 @@ func (tp *Tape) DepthwiseConv(x, w, bias *Tensor) *Tensor {
 	return y
 }
 
-// Upsample2x doubles every spatial axis by (bi/tri)linear interpolation.
-func (tp *Tape) Upsample2x(x *Tensor) *Tensor {
+// Upsample2x doubles every spatial axis by (bi/tri)linear interpolation,
+// clamped at the edges or, with periodic, wrapped around them
+// (Backend.Upsample2x).
+func (tp *Tape) Upsample2x(x *Tensor, periodic bool) *Tensor {
 	mustField("Upsample2x", x)
 	shape := append([]int(nil), x.Shape...)
 	for i := 2; i < len(shape); i++ {
 		shape[i] *= 2
 	}
 	y := tp.out(shape)
-	tp.B.Upsample2x(y, x)
+	tp.B.Upsample2x(y, x, periodic)
 	if tp.needs(x) {
-		tp.record(y, func() { tp.B.Upsample2xBackward(tp.g(x), y.Grad) })
+		tp.record(y, func() { tp.B.Upsample2xBackward(tp.g(x), y.Grad, periodic) })
 	}
 	return y
 }
@@ -537,9 +539,10 @@ func (tp *Tape) SPARKeep(s *Tensor, p SPARParams) (hard, stats *Tensor) {
 }
 
 // SPARRoute is the straight-through per-pixel MUX r = g zF + (1-g) zG with
-// g = hard in the forward pass and dg/ds = sigmoid'(s/T)/T in the backward
-// pass (Sec. 3.3, App. A.1).
-func (tp *Tape) SPARRoute(zF, zG, hard, s *Tensor, temperature float32) *Tensor {
+// g = hard in the forward pass and dg/ds = sigmoid'((s - tau)/T)/T in the
+// backward pass (Sec. 3.3, App. A.1), tau = 0 or the per-sample threshold
+// tau_k as centre says (Backend.SPARRouteBackward).
+func (tp *Tape) SPARRoute(zF, zG, hard, s *Tensor, temperature float32, centre SurrogateCentre) *Tensor {
 	mustSame("SPARRoute", zF, zG)
 	mustSame("SPARRoute", hard, s)
 	if s.Channels() != 1 || s.Batch() != zF.Batch() || !SameShape(s.Spatial(), zF.Spatial()) {
@@ -548,7 +551,9 @@ func (tp *Tape) SPARRoute(zF, zG, hard, s *Tensor, temperature float32) *Tensor 
 	r := tp.out(zF.Shape)
 	tp.B.SPARRoute(r, zF, zG, hard)
 	if tp.needs(zF, zG, s) {
-		tp.record(r, func() { tp.B.SPARRouteBackward(tp.g(zF), tp.g(zG), tp.g(s), r.Grad, zF, zG, hard, s, temperature) })
+		tp.record(r, func() {
+			tp.B.SPARRouteBackward(tp.g(zF), tp.g(zG), tp.g(s), r.Grad, zF, zG, hard, s, temperature, centre)
+		})
 	}
 	return r
 }

@@ -97,7 +97,7 @@ func TestMisusePanics(t *testing.T) {
 	}{
 		{"add shapes", func(tp *tensor.Tape) { tp.Add(tp.New(1, 2, 3), tp.New(1, 2, 4)) }, "shape mismatch"},
 		{"pointwise weight", func(tp *tensor.Tape) { tp.Pointwise(tp.New(1, 2, 3), tp.New(4, 3), nil) }, "does not map 2 input channels"},
-		{"field rank", func(tp *tensor.Tape) { tp.Upsample2x(tp.New(2, 3)) }, "1-3 spatial axes"},
+		{"field rank", func(tp *tensor.Tape) { tp.Upsample2x(tp.New(2, 3), false) }, "1-3 spatial axes"},
 		{"convdown odd", func(tp *tensor.Tape) { tp.ConvDown(tp.New(1, 2, 5), tp.New(2, 2, 3), nil) }, "even"},
 		{"backward non-scalar", func(tp *tensor.Tape) { tp.Backward(tp.New(2)) }, "one element"},
 		{"topk k", func(tp *tensor.Tape) { tp.TopKMask(tp.New(1, 1, 4), []int{5}) }, "outside [0, 4]"},

@@ -104,7 +104,7 @@ func (m *tinyModel) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, 
 	zG := tp.Pointwise(h, l[3], nil)
 	s := tp.Pointwise(tp.Concat(zF, zG), l[4], l[5])
 	hard, stats := tp.SPARKeep(s, tensor.DefaultSPAR)
-	r := tp.SPARRoute(zF, zG, hard, s, float32(tensor.DefaultSPAR.Temperature))
+	r := tp.SPARRoute(zF, zG, hard, s, float32(tensor.DefaultSPAR.Temperature), tensor.CentreZero)
 	return tp.Pointwise(r, l[6], l[7]), Aux{ZF: zF, ZG: zG, Stats: []*tensor.Tensor{stats}}
 }
 
