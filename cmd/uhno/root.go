@@ -108,7 +108,7 @@ func newRoot(stdout, stderr io.Writer) (*cobra.Command, *profiler) {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})
 	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil), newEvalCmd(stdout, stderr, nil), newAblateCmd(stdout, stderr, nil), newBenchCmd(stdout, stderr, nil))
-	root.AddCommand(newReportCmd(stdout, stderr, nil))
+	root.AddCommand(newReportCmd(stdout, stderr, nil), newPredictCmd(stdout, stderr, nil))
 	return root, prof
 }
 
@@ -145,7 +145,9 @@ U-HNO's parameter count; the flat additive hybrid of the gradient-angle
 diagnostic) on a task, generating its data on first use (--dry-run
 plans a run without touching data), "eval" rolls trained runs out on the test
 trajectories and reports the paper's metrics with tables and figures,
-"ablate" trains and evaluates the nine ablation modes of Tab.
+"predict" rolls a trained run out from your own initial conditions (HDF5
+or .npy, on the training grid or another the model takes) and writes the
+trajectories (HDF5 in PDEBench's layout, or .npy), "ablate" trains and evaluates the nine ablation modes of Tab.
 ablation-setup beside Full under one schedule (or sweeps one setting),
 "bench" measures parameters, FLOPs, step times and memory, "report"
 rebuilds the paper's tables and figures from those outputs beside the

@@ -88,6 +88,12 @@ type Options struct {
 	// Grid, when set, is the stored spatial grid the file must have (before
 	// the stride), e.g. [128, 128] for PDEBench Darcy.
 	Grid []int
+	// Datasets, when set, name the file's datasets that hold the layout's
+	// fields, one per field in channel order (Format must then be given):
+	// a file whose time series is called "u" opens as FormatTensor with
+	// Datasets ["u"]. The Dataset still calls its fields by the layout's
+	// names (Fields); only reads go to these datasets.
+	Datasets []string
 }
 
 // Dataset is an open trajectory file: b trajectories of T frames, each
@@ -105,6 +111,7 @@ type Dataset struct {
 	stored []int // spatial grid in the file
 	grid   []int // spatial grid after the stride
 	stride int
+	names  map[string]string // field -> the file's dataset holding it
 
 	mu      sync.Mutex
 	scratch []float32
@@ -146,7 +153,16 @@ func open(f *h5.File, opt Options) (*Dataset, error) {
 		return true
 	}
 	format := opt.Format
-	if format == FormatAuto {
+	if opt.Datasets != nil {
+		if format == FormatAuto || len(opt.Datasets) != len(format.fields()) {
+			panic(fmt.Sprintf("data: Open(%s): %d dataset names for format %s", path, len(opt.Datasets), format))
+		}
+		for _, n := range opt.Datasets {
+			if !slices.Contains(names, n) {
+				return nil, fmt.Errorf("data: %s: no dataset %q; found [%s]", path, n, strings.Join(names, " "))
+			}
+		}
+	} else if format == FormatAuto {
 		for _, c := range []Format{FormatCFD, FormatDarcy, FormatTensor} {
 			if has(c.fields()) {
 				format = c
@@ -159,15 +175,19 @@ func open(f *h5.File, opt Options) (*Dataset, error) {
 	} else if !has(format.fields()) {
 		return nil, fmt.Errorf("data: %s: found datasets [%s], want [%s] (%s)", path, strings.Join(names, " "), strings.Join(format.fields(), " "), format)
 	}
-	d := &Dataset{path: path, file: f, format: format, fields: format.fields(), timed: map[string]bool{}}
+	d := &Dataset{path: path, file: f, format: format, fields: format.fields(), timed: map[string]bool{}, names: map[string]string{}}
 	shapes := map[string][]int{}
-	for _, n := range d.fields {
-		if shapes[n], err = f.Shape(n); err != nil {
+	for i, n := range d.fields {
+		d.names[n] = n
+		if opt.Datasets != nil {
+			d.names[n] = opt.Datasets[i]
+		}
+		if shapes[n], err = f.Shape(d.names[n]); err != nil {
 			return nil, err
 		}
 	}
 	bad := func(name, want string) error {
-		return fmt.Errorf("data: %s: dataset %q has shape %v, want %s (%s)", path, name, shapes[name], want, format)
+		return fmt.Errorf("data: %s: dataset %q has shape %v, want %s (%s)", path, d.names[name], shapes[name], want, format)
 	}
 	switch format {
 	case FormatTensor:
@@ -215,10 +235,10 @@ func open(f *h5.File, opt Options) (*Dataset, error) {
 		values *= g
 	}
 	if opt.Frames > 0 && d.frames != opt.Frames {
-		return nil, fmt.Errorf("data: %s: dataset %q has %d frames per trajectory (shape %v), want %d", path, first, d.frames, shapes[first], opt.Frames)
+		return nil, fmt.Errorf("data: %s: dataset %q has %d frames per trajectory (shape %v), want %d", path, d.names[first], d.frames, shapes[first], opt.Frames)
 	}
 	if opt.Grid != nil && !slices.Equal(d.stored, opt.Grid) {
-		return nil, fmt.Errorf("data: %s: dataset %q has spatial grid %v (shape %v), want %v", path, first, d.stored, shapes[first], opt.Grid)
+		return nil, fmt.Errorf("data: %s: dataset %q has spatial grid %v (shape %v), want %v", path, d.names[first], d.stored, shapes[first], opt.Grid)
 	}
 	d.stride = max(opt.Stride, 1)
 	for _, g := range d.stored {
@@ -326,7 +346,7 @@ func (d *Dataset) ReadFrames(dst []float32, i, t0, nt int, fields []string) erro
 			return err
 		}
 		if j := h5.FirstNonFinite(buf); j >= 0 {
-			return fmt.Errorf("data: %s: trajectory %d of dataset %q holds %v at frame %d, grid point %d", d.path, i, name, buf[j], t0+j/pts, j%pts)
+			return fmt.Errorf("data: %s: trajectory %d of dataset %q holds %v at frame %d, grid point %d", d.path, i, d.names[name], buf[j], t0+j/pts, j%pts)
 		}
 		if c > 1 {
 			for f := range nt {
@@ -351,8 +371,12 @@ func (d *Dataset) readField(dst []float32, name string, i, t0, nt int) error {
 		count = append([]int{1}, d.grid...)
 		stride = append([]int{1}, repeat(d.stride, rank)...)
 	}
-	return d.file.Read(name, offset, count, stride, dst)
+	return d.file.Read(d.names[name], offset, count, stride, dst)
 }
+
+// Dataset returns the name of the file's dataset that holds field (the
+// field's own name unless Options.Datasets renamed it).
+func (d *Dataset) Dataset(field string) string { return d.names[field] }
 
 func repeat(v, n int) []int {
 	s := make([]int, n)

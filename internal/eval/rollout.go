@@ -145,11 +145,8 @@ func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, o
 	}
 
 	out := &Outcome{Steps: steps, Static: static, Trajs: slices.Clone(src.Trajs)}
-	tp := tensor.NewTape(b)
-	defer tp.Release()
-	tp.SetGrad(false)
-	grid := p.Dataset().Grid()
-	scratchIn := make([]float32, inLen)
+	st := NewStepper(m, b, inCh, outCh, p.Dataset().Grid(), src.Stats)
+	defer st.Close()
 
 	for lo := 0; lo < len(src.Trajs); lo += opt.Batch {
 		if err := ctx.Err(); err != nil {
@@ -173,23 +170,13 @@ func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, o
 			}
 			mets[k] = NewTrajectoryMetrics(src.Grid, u0, steps, rule, opt.Lags)
 		}
-		if src.Stats != nil {
-			src.Stats.Normalize(x, inCh, pts)
-		}
 		keep := lo == 0
 		if keep {
 			out.Sample = &Sample{Traj: group[0]}
 		}
 		truth := make([]float32, outLen)
-		for t := 1; t <= steps; t++ {
-			tp.Reset()
-			xt := tp.FromHost(x, append([]int{nb, len(inCh)}, grid...)...)
-			pred, aux := m.Forward(tp, xt)
-			y := tensor.ToHost(b, pred)
-			phys := slices.Clone(y)
-			if src.Stats != nil {
-				src.Stats.Denormalize(phys, outCh, pts)
-			}
+		scratchIn := make([]float32, inLen)
+		err := st.Run(ctx, x, nb, steps, func(t int, phys []float32, aux model.Aux) error {
 			for k := range group {
 				p.PairFrom(blocks[k], t-1, scratchIn, truth)
 				pk := phys[k*outLen : (k+1)*outLen]
@@ -202,13 +189,10 @@ func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, o
 			if keep && t == steps {
 				keepMasks(out.Sample, b, aux)
 			}
-			if t < steps { // shift the window: drop the oldest frame, append the prediction
-				for k := range group {
-					xk := x[k*inLen : (k+1)*inLen]
-					copy(xk, xk[outLen:])
-					copy(xk[inLen-outLen:], y[k*outLen:(k+1)*outLen])
-				}
-			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		out.Metrics = append(out.Metrics, mets...)
 		if opt.Progress != nil {
@@ -216,6 +200,83 @@ func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, o
 		}
 	}
 	return out, nil
+}
+
+// Stepper advances batches of model inputs autoregressively: the rollout
+// of Rollout, shared with uhno predict (package predict) so that a
+// prediction from a trajectory's first frames is the evaluation's rollout
+// bit for bit.
+type Stepper struct {
+	m            model.Model
+	b            tensor.Backend
+	tp           *tensor.Tape
+	inCh, outCh  []string
+	grid         []int
+	stats        *data.Stats
+	inLen, outLn int
+}
+
+// NewStepper prepares the rollout of m on backend b for inputs of the
+// channels inCh (H frames of the input fields, frame-major) predicting
+// outCh on grid, normalised with stats (nil: the model works in physical
+// units). Close releases its tape.
+func NewStepper(m model.Model, b tensor.Backend, inCh, outCh []string, grid []int, stats *data.Stats) *Stepper {
+	pts := 1
+	for _, g := range grid {
+		pts *= g
+	}
+	tp := tensor.NewTape(b)
+	tp.SetGrad(false)
+	return &Stepper{m: m, b: b, tp: tp, inCh: slices.Clone(inCh), outCh: slices.Clone(outCh), grid: slices.Clone(grid),
+		stats: stats, inLen: len(inCh) * pts, outLn: len(outCh) * pts}
+}
+
+// Close releases the stepper's tape.
+func (s *Stepper) Close() { s.tp.Release() }
+
+// Run rolls nb samples out steps steps. x holds their input windows in
+// physical units, [nb, len(inCh), grid...]; Run normalises it in place and
+// then shifts it as the rollout goes: after step t the oldest frame is
+// dropped and the (normalised) prediction appended, so step t+1 sees the
+// last H frames. each is called after every step t = 1..steps with the
+// prediction de-normalised to physical units, [nb, len(outCh), grid...],
+// valid during the call, and the model's diagnostics of that step; an
+// error from each stops the rollout. A rollout of more than one step needs
+// the predicted fields to be the input fields (outCh = the last frame's
+// channels of inCh); that is checked by the callers.
+func (s *Stepper) Run(ctx context.Context, x []float32, nb, steps int, each func(t int, phys []float32, aux model.Aux) error) error {
+	if len(x) != nb*s.inLen {
+		panic(fmt.Sprintf("eval: Stepper.Run: %d input values for %d samples of %d", len(x), nb, s.inLen))
+	}
+	pts := s.inLen / len(s.inCh)
+	if s.stats != nil {
+		s.stats.Normalize(x, s.inCh, pts)
+	}
+	inLen, outLen := s.inLen, s.outLn
+	for t := 1; t <= steps; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.tp.Reset()
+		xt := s.tp.FromHost(x, append([]int{nb, len(s.inCh)}, s.grid...)...)
+		pred, aux := s.m.Forward(s.tp, xt)
+		y := tensor.ToHost(s.b, pred)
+		phys := slices.Clone(y)
+		if s.stats != nil {
+			s.stats.Denormalize(phys, s.outCh, pts)
+		}
+		if err := each(t, phys, aux); err != nil {
+			return err
+		}
+		if t < steps { // shift the window: drop the oldest frame, append the prediction
+			for k := range nb {
+				xk := x[k*inLen : (k+1)*inLen]
+				copy(xk, xk[outLen:])
+				copy(xk[inLen-outLen:], y[k*outLen:(k+1)*outLen])
+			}
+		}
+	}
+	return nil
 }
 
 // frameOf copies frame f of the given resident fields out of a block laid

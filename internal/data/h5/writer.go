@@ -723,6 +723,29 @@ func (w *Writer) Close() error {
 	return nil
 }
 
+// Discard stops writing without committing and removes the temporary
+// file, for an output that is worth nothing unless complete (uhno
+// predict's, which a rerun computes again): neither the final path nor a
+// temporary file is left. Discard after Commit does nothing.
+func (w *Writer) Discard() error {
+	defer quiet()()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	err := w.closeHandles()
+	if rerr := os.Remove(w.tmp); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+		err = rerr
+	}
+	w.releaseLock()
+	if err != nil {
+		return fmt.Errorf("h5: discarding %s: %v", w.tmp, err)
+	}
+	return nil
+}
+
 // abort cleans up after a failed Create: the half-made temporary file is
 // removed.
 func (w *Writer) abort() {
