@@ -6,8 +6,10 @@
 // Why at run time: a binary linked with -lcufft records the soname of the
 // toolkit it was built with (libcufft.so.10 for CUDA 11.8, this project's
 // build machine) and would not start on the GPU machine, which has CUDA
-// 13 (libcufft.so.12). Load tries $UHNO_CUFFT, then libcufft.so.12, .11,
-// .10 and libcufft.so, and returns one clear error naming every path it
+// 13 (libcufft.so.12). Load tries $UHNO_CUFFT (a file, by absolute path,
+// or a directory), then libcufft.so.12, .11, .10 and libcufft.so in each
+// directory of $UHNO_CUDA_LIB_DIRS, then those sonames through the dynamic
+// loader's search, and returns one clear error naming every path it
 // tried when none loads. The package needs no CUDA headers (the few types
 // are declared here), so it builds and its error path is tested on any
 // machine.
@@ -42,7 +44,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"unsafe"
 
@@ -75,14 +76,16 @@ type Lib struct {
 	planMany, setStream, execR2C, execC2R, destroy, version unsafe.Pointer
 }
 
-// Load opens cuFFT: the file named by $UHNO_CUFFT when set, else the
+// EnvLibDirs is a colon-separated list of directories to look for
+// DefaultNames in (dlib.EnvLibDirs).
+const EnvLibDirs = dlib.EnvLibDirs
+
+// Load opens cuFFT: the file named by $UHNO_CUFFT when set (a directory: the
+// default sonames in it), else the first of DefaultNames found in a
+// directory of $UHNO_CUDA_LIB_DIRS, else the
 // first of DefaultNames the dynamic loader finds.
 func Load() (*Lib, error) {
-	names := DefaultNames
-	if p := os.Getenv(EnvPath); p != "" {
-		names = append([]string{p}, names...)
-	}
-	return LoadFrom(names)
+	return LoadFrom(dlib.Names(EnvPath, DefaultNames))
 }
 
 // LoadFrom opens the first library of names that loads and has every

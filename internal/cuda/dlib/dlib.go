@@ -17,9 +17,51 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unsafe"
 )
+
+// EnvLibDirs is a colon-separated list of directories searched for the
+// default sonames (after the library's own variable, $UHNO_CUFFT or
+// $UHNO_NCCL, and before the dynamic loader's own search): for NVIDIA
+// libraries that sit outside the loader's path, such as those of a Python
+// wheel (.../site-packages/nvidia/nccl/lib).
+const EnvLibDirs = "UHNO_CUDA_LIB_DIRS"
+
+// Names is the list Load tries for a library whose own variable is
+// envPath and whose sonames are defaults: first $envPath when set (a
+// library file, by absolute path or a name the loader searches; a
+// directory stands for each default soname inside it), then each default
+// soname in each directory of $UHNO_CUDA_LIB_DIRS, then the defaults as
+// bare sonames, which the dynamic loader looks up (LD_LIBRARY_PATH,
+// ld.so.cache).
+func Names(envPath string, defaults []string) []string {
+	return names(os.Getenv(envPath), os.Getenv(EnvLibDirs), defaults)
+}
+
+func names(path, dirs string, defaults []string) []string {
+	var out []string
+	if path != "" {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			for _, n := range defaults {
+				out = append(out, filepath.Join(path, n))
+			}
+		} else {
+			out = append(out, path)
+		}
+	}
+	for _, d := range filepath.SplitList(dirs) {
+		if d == "" {
+			continue
+		}
+		for _, n := range defaults {
+			out = append(out, filepath.Join(d, n))
+		}
+	}
+	return append(out, defaults...)
+}
 
 // Load opens the first of names that loads and defines every one of
 // symbols, and returns its name and the symbols' addresses in order.

@@ -7,8 +7,10 @@
 // Why at run time, as package cufft does for cuFFT: a binary linked with
 // -lnccl would not start where NCCL is absent (a CPU-only run of
 // uhno-cuda, a single GPU), and the GPU machines carry NCCL inside
-// Python wheels as often as system-wide. Load tries $UHNO_NCCL, then
-// libnccl.so.2 and libnccl.so, and returns one clear error naming every
+// Python wheels as often as system-wide. Load tries $UHNO_NCCL (a file,
+// by absolute path, or a directory), then libnccl.so.2 and libnccl.so in
+// each directory of $UHNO_CUDA_LIB_DIRS, then those sonames through the
+// dynamic loader's search, and returns one clear error naming every
 // path it tried when none loads. The package needs no CUDA or NCCL
 // headers (the few types are declared here), so it builds, and its error
 // paths are tested, on any machine.
@@ -59,7 +61,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"unsafe"
 
@@ -94,14 +95,16 @@ type Lib struct {
 	version, uniqueID, initRank, allReduce, destroy, abort, asyncError, errorString unsafe.Pointer
 }
 
-// Load opens NCCL: the file named by $UHNO_NCCL when set, else the first
+// EnvLibDirs is a colon-separated list of directories to look for
+// DefaultNames in (dlib.EnvLibDirs).
+const EnvLibDirs = dlib.EnvLibDirs
+
+// Load opens NCCL: the file named by $UHNO_NCCL when set (a directory: the
+// default sonames in it), else the first of DefaultNames found in a
+// directory of $UHNO_CUDA_LIB_DIRS, else the first
 // of DefaultNames the dynamic loader finds.
 func Load() (*Lib, error) {
-	names := DefaultNames
-	if p := os.Getenv(EnvPath); p != "" {
-		names = append([]string{p}, names...)
-	}
-	return LoadFrom(names)
+	return LoadFrom(dlib.Names(EnvPath, DefaultNames))
 }
 
 // LoadFrom opens the first library of names that loads and has every
