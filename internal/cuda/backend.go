@@ -5,6 +5,8 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"unsafe"
 
 	"uhno/internal/cuda/alloc"
@@ -49,17 +51,46 @@ type Backend struct {
 
 var _ tensor.Backend = (*Backend)(nil)
 
+// EnvAllocExact set to 1 (or true) makes the caching allocator hand out
+// blocks of exactly the requested size (rounded to 4 bytes) instead of
+// its 512-byte size classes, so that compute-sanitizer's memcheck sees an
+// overrun of even one element past a tensor's end. It costs cuMemAlloc
+// calls (a block is reused only for a request of the same size), so it is
+// for sanitizer runs, not training. It is read once, when New opens the
+// backend. The emulator's allocator is always exact (its guard pages).
+const EnvAllocExact = "UHNO_ALLOC_EXACT"
+
 // New opens device `ordinal` through the driver of this build (the GPU
 // under the cuda tag, the CPU emulator under cudaemu): its context,
 // stream, kernels and cuFFT. Device memory comes from a caching allocator
-// over the driver. Errors name what failed.
+// over the driver, exact-sized under the emulator or $UHNO_ALLOC_EXACT.
+// Errors name what failed.
 func New(ordinal int) (*Backend, error) {
 	drv, err := openDriver(ordinal)
 	if err != nil {
 		return nil, err
 	}
+	b, err := newBackend(drv, os.Getenv(EnvAllocExact))
+	if err != nil {
+		drv.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// newBackend is the backend over an open driver; allocExact is the value
+// of $UHNO_ALLOC_EXACT ("" when unset).
+func newBackend(drv driver, allocExact string) (*Backend, error) {
+	exact := drv.ExactSizes()
+	if allocExact != "" {
+		on, err := strconv.ParseBool(allocExact)
+		if err != nil {
+			return nil, fmt.Errorf("cuda: $%s=%q: want 1 (exact allocation sizes) or 0", EnvAllocExact, allocExact)
+		}
+		exact = exact || on
+	}
 	mem := alloc.New(drv)
-	if drv.ExactSizes() {
+	if exact {
 		mem = alloc.NewExact(drv)
 	}
 	return &Backend{drv: drv, mem: mem, state: map[string]any{}, scratch: map[string]*Buf{}}, nil

@@ -36,7 +36,19 @@
 //   - One context, one stream. Every operation is asynchronous on the
 //     stream; only Download (and the host reads it implies) synchronises.
 //   - Memory comes from a caching allocator (internal/cuda/alloc): after
-//     the first training step no cuMemAlloc is made.
+//     the first training step no cuMemAlloc is made. Its blocks are
+//     rounded to 512-byte size classes, which hides a small overrun from
+//     compute-sanitizer's memcheck; $UHNO_ALLOC_EXACT=1 (EnvAllocExact,
+//     read once when New opens the backend) makes it allocate exactly the
+//     requested sizes, as it always does under the emulator, whose guard
+//     pages then sit at every tensor's end. Run memcheck with it set.
+//   - NVIDIA's libraries are loaded at run time (internal/cuda/dlib):
+//     cuFFT from $UHNO_CUFFT, NCCL from $UHNO_NCCL (a file, by absolute
+//     path or soname, or a directory holding the default sonames), then
+//     the default sonames (libcufft.so.12, .11, .10, libcufft.so;
+//     libnccl.so.2, libnccl.so) in each directory of the colon-separated
+//     $UHNO_CUDA_LIB_DIRS, then the same sonames through the dynamic
+//     loader's search (LD_LIBRARY_PATH, ld.so.cache).
 //   - Kernels are plain and coarse, one per paper operation and direction
 //     (llm.c style): a whole spectral mode mixing, a whole Gaussian branch
 //     convolution, a whole SPAR gate, each readable top to bottom.
