@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,46 +65,67 @@ func newBackend(int) (tensor.Backend, func() error, error) {
 // compute capability), the driver and the CUDA driver API version it
 // offers, the cuFFT library found and its version, and whether the CUDA
 // backend opens on GPU 0 (context, stream, every embedded PTX module
-// JIT-compiled for this GPU, cuFFT). A failure is reported in its row, not
-// returned: doctor always prints the whole report.
-func gpuRows(_ context.Context, p hostProbe) [][2]string {
+// JIT-compiled for this GPU, cuFFT) and computes one kernel round trip.
+// Every row is printed; the error, when not nil, is the first failure
+// (no device, cuFFT not loadable, the backend not opening or computing),
+// and doctor exits non-zero with it once the report is out.
+func gpuRows(_ context.Context, p hostProbe) ([][2]string, error) {
+	gpu, gpuErr := gpuLine()
+	cufftRow, cufftErr := cufftLine(p)
+	backend, backendErr := backendLine()
 	return [][2]string{
-		{"GPU", gpuLine()},
+		{"GPU", gpu},
 		{"GPU driver", driverLine(p)},
-		{"cuFFT", cufftLine(p)},
-		{"GPU backend", backendLine()},
+		{"cuFFT", cufftRow},
+		{"GPU backend", backend},
+	}, firstErr(gpuErr, cufftErr, backendErr)
+}
+
+// firstErr is the first non-nil error of errs.
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
 	}
+	return nil
 }
 
 // gpuLine names GPU 0: name, memory, compute capability, and how many
 // GPUs the driver shows.
-func gpuLine() string {
+func gpuLine() (string, error) {
 	n, err := cu.NumDevices()
 	if err != nil {
-		return "cannot count devices: " + oneLine(err.Error())
+		msg := "cannot count devices: " + oneLine(err.Error())
+		return msg, errors.New(msg)
 	}
 	if n <= gpuOrdinal {
-		return fmt.Sprintf("none: the driver shows %d devices", n)
+		msg := fmt.Sprintf("none: the driver shows %d devices, GPU %d wanted", n, gpuOrdinal)
+		return msg, errors.New("no GPU: " + msg)
 	}
 	dev := cu.Device(gpuOrdinal)
 	name, err := dev.Name()
 	if err != nil {
-		return fmt.Sprintf("device %d: name: %s", gpuOrdinal, oneLine(err.Error()))
+		msg := fmt.Sprintf("device %d: name: %s", gpuOrdinal, oneLine(err.Error()))
+		return msg, errors.New(msg)
 	}
 	mem, err := dev.TotalMem()
 	if err != nil {
-		return fmt.Sprintf("%s: memory: %s", name, oneLine(err.Error()))
+		msg := fmt.Sprintf("%s: memory: %s", name, oneLine(err.Error()))
+		return msg, errors.New(msg)
 	}
 	major, err := dev.Attribute(cu.ComputeCapabilityMajor)
 	if err != nil {
-		return fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+		msg := fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+		return msg, errors.New(msg)
 	}
 	minor, err := dev.Attribute(cu.ComputeCapabilityMinor)
 	if err != nil {
-		return fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+		msg := fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+		return msg, errors.New(msg)
 	}
 	return fmt.Sprintf("%s, %.1f GiB, compute capability %d.%d (device %d of %d, the one uhno-cuda uses)",
-		name, float64(mem)/(1<<30), major, minor, gpuOrdinal, n)
+		name, float64(mem)/(1<<30), major, minor, gpuOrdinal, n), nil
 }
 
 // driverLine is the kernel driver's version (from the NVIDIA proc file;
@@ -147,10 +169,10 @@ func isVersion(s string) bool {
 // libcufft.so.12, .11, .10) and names the file the dynamic loader mapped
 // (read from /proc/self/maps) and the library's version (cufftGetVersion,
 // e.g. 10900 = 10.9.0).
-func cufftLine(p hostProbe) string {
+func cufftLine(p hostProbe) (string, error) {
 	lib, err := cufft.Load()
 	if err != nil {
-		return oneLine(err.Error())
+		return oneLine(err.Error()), err
 	}
 	path := lib.Path()
 	if maps, err := p.ReadFile("/proc/self/maps"); err == nil {
@@ -164,22 +186,28 @@ func cufftLine(p hostProbe) string {
 	}
 	v, err := lib.Version()
 	if err != nil {
-		return path + ", version unknown: " + oneLine(err.Error())
+		return path + ", version unknown: " + oneLine(err.Error()), nil
 	}
-	return fmt.Sprintf("%s, version %d.%d.%d (%d)", path, v/1000, v%1000/100, v%100, v)
+	return fmt.Sprintf("%s, version %d.%d.%d (%d)", path, v/1000, v%1000/100, v%100, v), nil
 }
 
-// backendLine opens and closes the CUDA backend on GPU 0, as train does.
-func backendLine() string {
+// backendLine opens the CUDA backend on GPU 0, as train does, runs one
+// kernel round trip (gpuRoundTrip) and closes it; the error is why the
+// backend is unusable.
+func backendLine() (string, error) {
 	b, closeB, err := newBackend(0)
 	if err != nil {
-		return "cannot open: " + oneLine(err.Error())
+		return "cannot open: " + oneLine(err.Error()), err
 	}
 	dev := b.(*cuda.Backend).Device()
-	if err := closeB(); err != nil {
-		return "opened on " + dev + ", but " + oneLine(err.Error())
+	rtErr := gpuRoundTrip(b)
+	if err := closeB(); rtErr == nil && err != nil {
+		rtErr = err
 	}
-	return fmt.Sprintf("ready on GPU %d (%s): context, stream, embedded PTX kernels and cuFFT loaded", gpuOrdinal, dev)
+	if rtErr != nil {
+		return "opened on " + dev + ", but " + oneLine(rtErr.Error()), rtErr
+	}
+	return fmt.Sprintf("ready on GPU %d (%s): context, stream, embedded PTX kernels and cuFFT loaded; kernel round trip ok", gpuOrdinal, dev), nil
 }
 
 // The CUDA backend has bf16 autocast (--precision, precision.go).

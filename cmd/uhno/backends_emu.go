@@ -23,18 +23,24 @@ func compiledBackends() []string { return []string{"cuda (emulated on the CPU)"}
 const gpuUsable = false
 
 // gpuRows are the GPU rows of `uhno-emu doctor`: the emulated backend
-// opens (every kernel of the launch table, FFTW for cuFFT).
-func gpuRows(context.Context, hostProbe) [][2]string {
+// opens (every kernel of the launch table, FFTW for cuFFT) and computes
+// one kernel round trip. The error, when not nil, is why it could not;
+// doctor prints the rows first and then exits non-zero with it.
+func gpuRows(context.Context, hostProbe) ([][2]string, error) {
 	line := "emulated: " + cuda.EmulatorNote
 	b, closeB, err := newBackend(0)
 	if err != nil {
-		return [][2]string{{"GPU backend", "cannot open: " + oneLine(err.Error())}}
+		return [][2]string{{"GPU backend", "cannot open: " + oneLine(err.Error())}}, err
 	}
 	dev := b.(*cuda.Backend).Device()
-	if err := closeB(); err != nil {
-		return [][2]string{{"GPU backend", dev + ", but " + oneLine(err.Error())}}
+	rtErr := gpuRoundTrip(b)
+	if err := closeB(); rtErr == nil && err != nil {
+		rtErr = err
 	}
-	return [][2]string{{"GPU", line}, {"GPU backend", "ready: " + dev}}
+	if rtErr != nil {
+		return [][2]string{{"GPU", line}, {"GPU backend", dev + ", but " + oneLine(rtErr.Error())}}, rtErr
+	}
+	return [][2]string{{"GPU", line}, {"GPU backend", "ready: " + dev + "; kernel round trip ok"}}, nil
 }
 
 // newBackend opens the CUDA backend on the emulator (threads, the CPU

@@ -59,7 +59,12 @@ func newDoctorCmd(out io.Writer, runF func(context.Context, *doctorOptions) erro
 		Short: "Report the build, the machine and the usable compute backends",
 		Long: `Report this binary's version and build, the Go version, the OS and CPU,
 the compute backends compiled in, and whether an NVIDIA GPU is present and
-usable by this binary.`,
+usable by this binary.
+
+In a GPU build (uhno-cuda, uhno-emu) doctor opens the GPU backend and runs
+one trivial kernel round trip; it exits non-zero, with the reason on
+stderr, when the backend cannot open (no device, cuFFT or the PTX not
+loadable) or the round trip fails. The CPU build exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -81,14 +86,26 @@ func doctorRun(ctx context.Context, opts *doctorOptions) error {
 		{"cpu cores", fmt.Sprintf("%d (GOMAXPROCS %d)", p.NumCPU(), p.GOMAXPROCS())},
 		{"backends", strings.Join(compiledBackends(), ", ")},
 	}
-	rows = append(rows, gpuRows(ctx, p)...)
+	gpu, gpuErr := gpuRows(ctx, p)
+	rows = append(rows, gpu...)
 	rows = append(rows, [2]string{"GPU device", gpuDeviceLine(ctx, p)})
 	for _, r := range rows {
 		if _, err := fmt.Fprintf(opts.Out, "%-11s %s\n", r[0], r[1]); err != nil {
 			return fmt.Errorf("doctor: write report: %w", err)
 		}
 	}
-	return nil
+	return doctorVerdict(gpuErr)
+}
+
+// doctorVerdict is doctor's result once the whole report is printed: nil
+// (exit 0) when the build has no GPU backend or its backend opened and
+// computed, else one line saying why the GPU backend is unusable, which
+// run prints on stderr before exiting 1.
+func doctorVerdict(gpuErr error) error {
+	if gpuErr == nil {
+		return nil
+	}
+	return fmt.Errorf("doctor: the GPU backend is not usable: %s", oneLine(gpuErr.Error()))
 }
 
 // versionLine describes the version and what the Go toolchain recorded

@@ -46,6 +46,9 @@ func fakeProbe(procFile, smi string, smiErr error) hostProbe {
 }
 
 func TestDoctorReport(t *testing.T) {
+	if compiledBackends()[0] != "cpu" {
+		t.Skip("the CPU build's report; uhno-emu's doctor is tested in doctor_emu_test.go")
+	}
 	const proc = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:33 UTC 2025\nGCC version: gcc 12\n"
 	tests := []struct {
 		name    string
@@ -107,5 +110,34 @@ func TestVersionLine(t *testing.T) {
 		if got := versionLine("dev", tt.info, tt.ok); got != tt.want {
 			t.Errorf("%s: versionLine = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestDoctorVerdict(t *testing.T) {
+	if err := doctorVerdict(nil); err != nil {
+		t.Errorf("doctorVerdict(nil) = %v, want nil (exit 0)", err)
+	}
+	err := doctorVerdict(errors.New("opening GPU 0: cuInit:\nCUDA_ERROR_NO_DEVICE"))
+	if err == nil {
+		t.Fatal("doctorVerdict(open failure) = nil, want an error (exit 1)")
+	}
+	if want := "doctor: the GPU backend is not usable: opening GPU 0: cuInit: CUDA_ERROR_NO_DEVICE"; err.Error() != want {
+		t.Errorf("doctorVerdict = %q, want %q", err, want)
+	}
+}
+
+// TestDoctorExitCode runs `uhno doctor` through run, as main does: the
+// CPU build exits 0 with nothing on stderr; the GPU builds are tested in
+// doctor_emu_test.go.
+func TestDoctorExitCode(t *testing.T) {
+	if gpuUsable || compiledBackends()[0] != "cpu" {
+		t.Skip("CPU build only")
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"doctor"}, &out, &errOut); code != 0 || errOut.Len() != 0 {
+		t.Errorf("doctor: exit %d, stderr %q; want 0 and nothing", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "GPU         not available in this build") {
+		t.Errorf("doctor report lacks the CPU build's GPU line:\n%s", out.String())
 	}
 }
