@@ -33,16 +33,18 @@ OUT=${OUT:-$PWD/gpu-checks}
 KIT=${GPU_KIT_DIR:-.gpukit}
 WORK=${GPU_KIT_WORK:-/tmp/gpu-kit}
 SCALE=${GPU_KIT_SCALE:-1}
-UHNO=${GPU_KIT_UHNO:-bin/uhno-cuda}
-CUDA_TEST=${GPU_KIT_CUDA_TEST:-bin/cuda.test}
-TRAIN_TEST=${GPU_KIT_TRAIN_TEST:-bin/cuda-train.test}
-NCCL_TEST=${GPU_KIT_NCCL_TEST:-bin/nccl.test}
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+UHNO=$(abs "${GPU_KIT_UHNO:-bin/uhno-cuda}")
+CUDA_TEST=$(abs "${GPU_KIT_CUDA_TEST:-bin/cuda.test}")
+TRAIN_TEST=$(abs "${GPU_KIT_TRAIN_TEST:-bin/cuda-train.test}")
+NCCL_TEST=$(abs "${GPU_KIT_NCCL_TEST:-bin/nccl.test}")
+KIT=$(abs "$KIT")
 rm -rf "$WORK"
 mkdir -p "$OUT" "$WORK/logs" "$WORK/runs"
 LOGS=$WORK/logs
 STEPS=$WORK/steps.tsv
 : >"$STEPS"
-export UHNO_DATA=$KIT/data
+export UHNO_DATA=$KIT/data KIT LOGS
 FAILED=0
 
 finish() {
@@ -96,6 +98,11 @@ step() {
 	fi
 	[ "$cap" -gt "$l" ] && cap=$l
 	echo "== $name (cap ${cap} s): $*"
+	# a shell function runs in a child bash (timeout runs programs only)
+	if declare -F "$1" >/dev/null; then
+		export -f "$1"
+		set -- bash -c '"$@"' _ "$@"
+	fi
 	local t=$SECONDS
 	timeout -k 5 "$cap" "$@" >"$LOGS/$name.log" 2>&1
 	STEP_RC=$?
@@ -126,6 +133,15 @@ trim() {
 }
 
 have() { command -v "$1" >/dev/null 2>&1; }
+export -f have
+
+# intest DIR COMMAND...: run in a package folder, as go test would (tests
+# read files relative to their package, e.g. ../../kernels/spar.cu).
+intest() {
+	cd "$1" || return 1
+	shift
+	exec "$@"
+}
 
 # ---- 0. environment: GPU, driver, cuFFT and NCCL on this machine ----------
 envcheck() {
@@ -143,8 +159,8 @@ findlib() {
 	local pat=$1 f d
 	f=$(ldconfig -p 2>/dev/null | awk -v p="$pat" '$1 ~ p {print $NF; exit}')
 	[ -n "$f" ] && { echo "$f"; return; }
-	for d in $(python3 -c 'import site,sys; print(" ".join(site.getsitepackages()+[site.getusersitepackages()]))' 2>/dev/null) \
-		/opt/torch/.venv/lib /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu /usr/local/lib; do
+	for d in $(timeout 10 python3 -c 'import site; print(" ".join(p + "/nvidia" for p in site.getsitepackages()))' 2>/dev/null) \
+		/opt/torch/.venv/lib/python3*/site-packages/nvidia /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu /usr/local/lib; do
 		[ -d "$d" ] || continue
 		f=$(timeout 10 find "$d" -name "$pat*" -name '*.so*' 2>/dev/null | sort | head -1)
 		[ -n "$f" ] && { echo "$f"; return; }
@@ -184,17 +200,17 @@ step doctor 30 5 "$UHNO" doctor
 if [ -x "$CUDA_TEST" ]; then
 	runf=()
 	[ -n "${GPU_KIT_CUDA_TEST_RUN:-}" ] && runf=(-test.run "$GPU_KIT_CUDA_TEST_RUN")
-	step cuda-test 150 20 "$CUDA_TEST" -test.v -test.count=1 "${runf[@]}"
+	step cuda-test 150 20 intest internal/cuda "$CUDA_TEST" -test.v -test.count=1 "${runf[@]}"
 	if [ "$STEP_RC" -ne 0 ] && [ "$STEP_RC" -ne -1 ]; then
 		# the failing tests (or, after a crash, the test that was running)
 		fails=$(grep -E '^--- FAIL: ' "$LOGS/cuda-test.log" | awk '{print $3}' | sort -u | head -20 | paste -sd'|')
 		[ -n "$fails" ] || fails=$(grep -E '^=== RUN ' "$LOGS/cuda-test.log" | grep -v / | tail -1 | awk '{print $3}')
 		if [ -n "$fails" ]; then
 			echo "$fails" >"$WORK/failing-tests"
-			CUDA_LAUNCH_BLOCKING=1 step cuda-test-rerun 60 10 "$CUDA_TEST" -test.v -test.count=1 -test.failfast -test.run "^($fails)\$"
+			CUDA_LAUNCH_BLOCKING=1 step cuda-test-rerun 60 10 intest internal/cuda "$CUDA_TEST" -test.v -test.count=1 -test.failfast -test.run "^($fails)\$"
 			first=${fails%%|*}
 			if have compute-sanitizer; then
-				step memcheck-failing 60 15 compute-sanitizer --tool memcheck --error-exitcode 1 "$CUDA_TEST" -test.v -test.count=1 -test.run "^$first\$"
+				step memcheck-failing 60 15 intest internal/cuda compute-sanitizer --tool memcheck --error-exitcode 1 "$CUDA_TEST" -test.v -test.count=1 -test.run "^$first\$"
 			else skip memcheck-failing "no compute-sanitizer"; fi
 		fi
 	fi
@@ -202,17 +218,17 @@ else skip cuda-test "no $CUDA_TEST"; fi
 
 # ---- 4. the GPU training tests --------------------------------------------
 if [ -x "$TRAIN_TEST" ]; then
-	step cuda-train-test 90 15 "$TRAIN_TEST" -test.run GPU -test.v -test.count=1
+	step cuda-train-test 90 15 intest internal/train "$TRAIN_TEST" -test.run GPU -test.v -test.count=1
 else skip cuda-train-test "no $TRAIN_TEST"; fi
 
 # ---- 5. NCCL one rank ------------------------------------------------------
 if [ -x "$NCCL_TEST" ]; then
-	step nccl-test 30 5 "$NCCL_TEST" -test.v -test.count=1
+	step nccl-test 30 5 intest internal/cuda/nccl "$NCCL_TEST" -test.v -test.count=1
 else skip nccl-test "no $NCCL_TEST"; fi
 
 # ---- 6. speed: uhno bench beside torch eager, matched sizes ---------------
 torch_ok=0
-if [ -f "$KIT/yardstick/bench_torch.py" ] && timeout 60 python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
+if [ -f "$KIT/yardstick/bench_torch.py" ] && [ "$(left)" -gt 40 ] && timeout 30 python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
 	torch_ok=1
 fi
 torch_bench() { # torch_bench TASK [--compile]: bench_torch.py with the kit's matched flags
@@ -230,7 +246,8 @@ for task in burgers ns2d; do
 done
 
 # ---- 7. a short GPU training run beside the CPU's curve -------------------
-mapfile -t TRAIN_ARGS <"$KIT/train.args" 2>/dev/null || TRAIN_ARGS=()
+TRAIN_ARGS=()
+[ -f "$KIT/train.args" ] && mapfile -t TRAIN_ARGS <"$KIT/train.args"
 if [ ${#TRAIN_ARGS[@]} -gt 0 ]; then
 	step train-gpu 90 20 "$UHNO" "${TRAIN_ARGS[@]}" --data "$KIT/data" --out "$WORK/runs/train-gpu"
 	cp "$WORK/runs/train-gpu/log.jsonl" "$LOGS/train-gpu.log.jsonl" 2>/dev/null
@@ -249,7 +266,7 @@ if have ncu && [ ${#TRAIN_ARGS[@]} -gt 0 ]; then
 	for i in "${!args[@]}"; do [ "${args[$i]}" = 200 ] && [ "${args[$((i - 1))]}" = --steps ] && args[i]=3; done
 	step ncu 60 20 ncu --clock-control none --metrics gpu__time_duration.sum --csv --launch-count 600 \
 		--target-processes all "$UHNO" "${args[@]}" --graph=false --data "$KIT/data" --out "$WORK/runs/ncu"
-else skip ncu "no ncu"; fi
+else skip ncu "no ncu, or no $KIT/train.args"; fi
 
 # ---- 10. CUDA graph against --graph=false ---------------------------------
 if [ ${#TRAIN_ARGS[@]} -gt 0 ]; then
@@ -263,12 +280,12 @@ fi
 MEMCHECK_TESTS='TestAdamW|TestChannelCopy|TestConv3|TestConvDown|TestDepthwiseConv|TestDiff|TestElementwise|TestGaussianConv|TestMSE|TestMeanStd|TestPointwise|TestUpsample2x|TestTopKMask|TestSPARKeep|TestSpectralConv|TestSpectralConvModes|TestStencilMessage|TestWavelet'
 RACECHECK_TESTS='TestConv3|TestPointwise|TestDepthwiseConv|TestGaussianConv|TestMSE|TestMeanStd|TestTopKMask|TestStencilMessage'
 if have compute-sanitizer && [ -x "$CUDA_TEST" ]; then
-	UHNO_ALLOC_EXACT=1 step memcheck 90 20 compute-sanitizer --tool memcheck --error-exitcode 1 \
+	UHNO_ALLOC_EXACT=1 step memcheck 90 20 intest internal/cuda compute-sanitizer --tool memcheck --error-exitcode 1 \
 		"$CUDA_TEST" -test.v -test.count=1 -test.run "^($MEMCHECK_TESTS)\$"
-	step racecheck 75 20 compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 \
+	step racecheck 75 20 intest internal/cuda compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 \
 		"$CUDA_TEST" -test.v -test.count=1 -test.run "^($RACECHECK_TESTS)\$"
 else
-	skip memcheck "no compute-sanitizer"
-	skip racecheck "no compute-sanitizer"
+	skip memcheck "no compute-sanitizer, or no $CUDA_TEST"
+	skip racecheck "no compute-sanitizer, or no $CUDA_TEST"
 fi
 exit "$FAILED"
