@@ -112,7 +112,7 @@ step() {
 	124 | 137) status=timed_out ;;
 	*) status=failed ;;
 	esac
-	if [ "$status" != ok ] && grep -q -E 'Device not supported|not supported on this|ERR_NVGPUCTRPERM|LibraryNotLoaded|Failed to initialize the profiler' "$LOGS/$name.log" 2>/dev/null &&
+	if [ "$status" != ok ] && grep -q -E 'Device not supported|not supported on this|ERR_NVGPUCTRPERM|LibraryNotLoaded|Failed to initialize the profiler|Unable to find injection library' "$LOGS/$name.log" 2>/dev/null &&
 		[[ $name == memcheck* || $name == racecheck* || $name == ncu* ]]; then
 		status=skipped # the tool does not work on this machine
 	fi
