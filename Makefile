@@ -20,7 +20,7 @@ PTX := $(patsubst kernels/%.cu,internal/cuda/ptx/%.ptx,$(KERNELS))
 # which has no HDF5 (GUIDE section 1); libcuda comes from the driver.
 CUDA_CGO_LDFLAGS := -Wl,-Bstatic -lhdf5_serial_hl -lhdf5_serial -lsz -laec -lz -Wl,-Bdynamic -lm -ldl
 
-.PHONY: build emu race fuzz test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda
+.PHONY: build emu race fuzz test emu-test emu-generate bench setup clean kernels cuda cuda-test vet-cuda ptx-check gpu-kit gpu-kit-rehearsal
 
 ## build: the CPU binary bin/uhno
 build:
@@ -78,16 +78,44 @@ internal/cuda/ptx/%.ptx: kernels/%.cu
 	@mkdir -p internal/cuda/ptx
 	$(NVCC) $(NVCCFLAGS) -ptx -o $@ $<
 
+# CUDA_ENV sets the cgo flags of a cuda build: the system headers where
+# /usr/include/cuda.h exists, else the ones scripts/cuda_headers.sh unpacks
+# (its stub libcuda.so path is kept: CGO_LDFLAGS is extended, not replaced).
+CUDA_ENV = if [ ! -f /usr/include/cuda.h ]; then flags="$$(bash scripts/cuda_headers.sh)" && eval "$$flags" || exit 1; fi; \
+	export CGO_LDFLAGS="$${CGO_LDFLAGS:-} $(CUDA_CGO_LDFLAGS)";
+
+## ptx-check: the committed PTX is current (every kernel of kernels/*.cu has
+## its .entry; TestPTXMatchesKernels, no nvcc). The cuda targets use it
+## instead of a file dependency: after a fresh clone git may give
+## kernels/*.cu a newer mtime than the PTX, and the GPU and build machines
+## need no nvcc. `make kernels` regenerates the PTX.
+ptx-check:
+	$(GO) test -count=1 -run '^TestPTXMatchesKernels$$' ./internal/cuda/
+
 ## cuda: the GPU binary bin/uhno-cuda (needs the CUDA headers; runs only where a GPU is)
-cuda: kernels
-	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) build -tags cuda -ldflags "$(LDFLAGS)" -o bin/uhno-cuda ./cmd/uhno
+cuda: ptx-check
+	$(CUDA_ENV) $(GO) build -tags cuda -ldflags "$(LDFLAGS)" -o bin/uhno-cuda ./cmd/uhno
 
 ## cuda-test: the GPU test binaries, to run on the GPU machine: bin/cuda.test
 ## (every kernel against the CPU backend) and bin/cuda-train.test (the GPU's
 ## loss curve against the CPU's)
-cuda-test: kernels
-	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) test -c -tags cuda -o bin/cuda.test ./internal/cuda
-	CGO_LDFLAGS="$(CUDA_CGO_LDFLAGS)" $(GO) test -c -tags cuda -o bin/cuda-train.test ./internal/train
+cuda-test: ptx-check
+	$(CUDA_ENV) $(GO) test -c -tags cuda -o bin/cuda.test ./internal/cuda
+	$(CUDA_ENV) $(GO) test -c -tags cuda -o bin/cuda-train.test ./internal/train
+
+## gpu-kit: everything the first GPU run needs, built here (scripts/gpu_kit.sh):
+## stripped binaries with static HDF5 checked with readelf -d, the CPU
+## reference training log and bench sizes, the yardstick, in bin/ and .gpukit/;
+## prints the device command and the carry list (docs/DESIGN.md, "What is
+## left for a GPU session")
+gpu-kit: ptx-check build
+	VERSION=$(VERSION) CUDA_CGO_LDFLAGS='$(CUDA_CGO_LDFLAGS)' bash scripts/gpu_kit.sh
+
+## gpu-kit-rehearsal: scripts/gpu_checks.sh run here against the emulator
+## build with a short fake deadline and a step forced to hang
+## (scripts/gpu_kit_rehearsal.sh; REHEARSAL_DEADLINE, default 120 s)
+gpu-kit-rehearsal: emu-generate build
+	bash scripts/gpu_kit_rehearsal.sh
 
 ## vet-cuda: compile-check and vet the cuda build tag (needs the CUDA headers, not a GPU;
 ## without /usr/include/cuda.h, scripts/cuda_headers.sh unpacks them into .cache/cuda)
