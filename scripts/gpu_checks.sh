@@ -91,6 +91,11 @@ step() {
 	cap=$(awk -v c="$cap" -v s="$SCALE" 'BEGIN{c=int(c*s+0.5); if (c<1) c=1; print c}')
 	local l
 	l=$(left)
+	if [ -n "${GPU_CHECKS_ONLY:-}" ] && ! [[ $name =~ $GPU_CHECKS_ONLY ]]; then
+		skip "$name" "not in GPU_CHECKS_ONLY=$GPU_CHECKS_ONLY"
+		STEP_RC=-1
+		return
+	fi
 	if [ "$l" -lt "$min" ] || [ "$l" -lt 1 ]; then
 		skip "$name" "deadline: ${l} s left, needs ${min}"
 		STEP_RC=-1
@@ -235,7 +240,7 @@ torch_bench() { # torch_bench TASK [--compile]: bench_torch.py with the kit's ma
 	local task=$1
 	shift
 	# shellcheck disable=SC2046
-	PYTHONUNBUFFERED=1 python3 "$KIT/yardstick/bench_torch.py" $(cat "$KIT/torch-$task.flags") \
+	PYTHONUNBUFFERED=1 python3 scripts/torch_bench_matched.py --yardstick "$KIT/yardstick" $(cat "$KIT/torch-$task.flags") \
 		--device cuda --steps 50 --warmup 10 "$@"
 }
 for task in burgers ns2d; do

@@ -61,6 +61,10 @@ def torch_flags(bench_json, bench_txt, config_yaml):
         flags += ["--width-mult", wm]
     if c0 is None or width is None:
         sys.exit("no C0 or FNO width in %s" % bench_json)
+    # uhno gives a scaled C0 the largest divisor of it not above the
+    # configured sigma groups (model.UHNOForBudget); the yardstick must too.
+    g = int(config_value(cfg, "groups") or 4)
+    flags += ["--groups", max(d for d in range(1, g + 1) if c0 % d == 0)]
     print(" ".join(str(f) for f in flags))
 
 
