@@ -19,17 +19,17 @@ func TestSwitchesConfig(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("config: code %d, %s", code, errOut)
 	}
-	for _, want := range []string{"decoder_residual: inside", "upsample: clamp", "spar_stages: all", "surrogate_centre: zero"} {
+	for _, want := range []string{"decoder_residual: outside", "upsample: clamp", "spar_stages: all", "surrogate_centre: zero"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("uhno config lacks %q", want)
 		}
 	}
-	code, out, errOut = execute(t, "config", "--task", "burgers", "--set", "model.decoder_residual=outside", "--set", "spar.surrogate_centre=threshold",
+	code, out, errOut = execute(t, "config", "--task", "burgers", "--set", "model.decoder_residual=inside", "--set", "spar.surrogate_centre=threshold",
 		"--set", "model.upsample=periodic", "--set", "model.spar_stages=decoder")
 	if code != 0 {
 		t.Fatalf("config --set: code %d, %s", code, errOut)
 	}
-	for _, want := range []string{"decoder_residual: outside", "upsample: periodic", "spar_stages: decoder", "surrogate_centre: threshold"} {
+	for _, want := range []string{"decoder_residual: inside", "upsample: periodic", "spar_stages: decoder", "surrogate_centre: threshold"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("uhno config --set lacks %q", want)
 		}

@@ -273,7 +273,7 @@ func TestValidateSwitches(t *testing.T) {
 	// The built-in files state every default explicitly.
 	for _, task := range TaskNames() {
 		c := builtin(t, task)
-		if c.Model.DecoderResidual != "inside" || c.Model.Upsample != "clamp" || c.Model.SPARStages != "all" || c.SPAR.SurrogateCentre != "zero" {
+		if c.Model.DecoderResidual != "outside" || c.Model.Upsample != "clamp" || c.Model.SPARStages != "all" || c.SPAR.SurrogateCentre != "zero" {
 			t.Errorf("%s: switches %q %q %q %q, want the defaults", task, c.Model.DecoderResidual, c.Model.Upsample, c.Model.SPARStages, c.SPAR.SurrogateCentre)
 		}
 	}

@@ -236,7 +236,8 @@ func TestSpecFromConfig(t *testing.T) {
 		want := Spec{Dim: c.Dim, InChannels: 3, OutChannels: 2, Levels: m.Levels, C0: m.C0, WidthMult: m.WidthMult, K0: m.K0,
 			M: m.M, Sigmas: m.Sigmas, Groups: m.Groups, MaxRadius: m.MaxRadius, ProjHidden: m.ProjHidden, Mode: m.Ablation,
 			SPAR: tensor.SPARParams{Rho0: c.SPAR.Rho0, Beta: c.SPAR.Beta, RhoMin: c.SPAR.RhoMin, RhoMax: c.SPAR.RhoMax,
-				Temperature: c.SPAR.Temperature, Eps: c.SPAR.Eps, UnbiasedStd: c.SPAR.UnbiasedStd}}
+				Temperature: c.SPAR.Temperature, Eps: c.SPAR.Eps, UnbiasedStd: c.SPAR.UnbiasedStd},
+			DecoderResidual: DecoderOutside} // the built-in default since issue 20's evidence
 		if fmt.Sprint(s) != fmt.Sprint(want) {
 			t.Errorf("%s: %+v\nwant %+v", task, s, want)
 		}

@@ -240,12 +240,20 @@ func TestSwitchSpec(t *testing.T) {
 		}
 	}
 	cfg := taskConfig(t, "burgers")
+	cfg.Model.DecoderResidual = "inside" // the code's default (an empty value, as in older state.json files)
 	d, err := SpecFromConfig(cfg, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.DecoderResidual != "" || d.SurrogateCentre != "" || d.Upsample != "" || d.SPARStages != "" {
 		t.Errorf("SpecFromConfig of the defaults: %q %q %q %q, want all empty", d.DecoderResidual, d.SurrogateCentre, d.Upsample, d.SPARStages)
+	}
+	// The built-in configurations choose "outside" explicitly (issue 20's
+	// decision), so a new run records it and an old record (empty) stays
+	// "inside".
+	b, err := SpecFromConfig(taskConfig(t, "burgers"), 1, 1)
+	if err != nil || b.DecoderResidual != DecoderOutside {
+		t.Errorf("built-in burgers: decoder residual %q (%v), want %q", b.DecoderResidual, err, DecoderOutside)
 	}
 	cfg.Model.DecoderResidual, cfg.SPAR.SurrogateCentre, cfg.Model.Upsample, cfg.Model.SPARStages = "outside", "threshold", "periodic", "decoder"
 	set, err := SpecFromConfig(cfg, 1, 1)
