@@ -707,27 +707,18 @@ func (w *Writer) Commit() error {
 // Close stops writing without committing. The temporary file stays for a
 // later run to resume; the final path is untouched. Close after Commit
 // does nothing.
-func (w *Writer) Close() error {
-	defer quiet()()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return nil
-	}
-	w.closed = true
-	err := w.closeHandles()
-	w.releaseLock()
-	if err != nil {
-		return fmt.Errorf("h5: closing %s: %v", w.tmp, err)
-	}
-	return nil
-}
+func (w *Writer) Close() error { return w.stop(false) }
 
 // Discard stops writing without committing and removes the temporary
 // file, for an output that is worth nothing unless complete (uhno
 // predict's, which a rerun computes again): neither the final path nor a
 // temporary file is left. Discard after Commit does nothing.
-func (w *Writer) Discard() error {
+func (w *Writer) Discard() error { return w.stop(true) }
+
+// stop ends writing without committing: it closes the handles, removes
+// the temporary file when discard is set, and releases the lock. Once
+// closed or committed it does nothing.
+func (w *Writer) stop(discard bool) error {
 	defer quiet()()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -736,12 +727,16 @@ func (w *Writer) Discard() error {
 	}
 	w.closed = true
 	err := w.closeHandles()
-	if rerr := os.Remove(w.tmp); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
-		err = rerr
+	verb := "closing"
+	if discard {
+		verb = "discarding"
+		if rerr := os.Remove(w.tmp); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+			err = rerr
+		}
 	}
 	w.releaseLock()
 	if err != nil {
-		return fmt.Errorf("h5: discarding %s: %v", w.tmp, err)
+		return fmt.Errorf("h5: %s %s: %v", verb, w.tmp, err)
 	}
 	return nil
 }

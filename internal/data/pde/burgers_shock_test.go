@@ -155,20 +155,7 @@ func TestBurgersShockTimeOrder(t *testing.T) {
 func TestBurgersShockSolverGrid(t *testing.T) {
 	p := BurgersParams{Length: 1, Grid: 128, SolverGrid: shockGrid, Nu: shockNu, Dt: shockDt, TEnd: 0.3, Snapshots: 7,
 		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 2.5)}}
-	frames := map[int][]float32{}
-	for _, sg := range []int{shockGrid, 2 * shockGrid} {
-		q := p
-		q.SolverGrid = sg
-		g, err := NewBurgers(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := make([]float32, q.Snapshots*q.Grid)
-		if err := g.Generate(0, 3, [][]float32{dst}); err != nil {
-			t.Fatal(err)
-		}
-		frames[sg] = dst
-	}
+	frames := framesAtSolverGrids(t, p, shockGrid, 2*shockGrid)
 	worst := 0.0
 	for k := range p.Snapshots {
 		a, b := frames[shockGrid][k*128:(k+1)*128], frames[2*shockGrid][k*128:(k+1)*128]

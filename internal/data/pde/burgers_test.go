@@ -249,20 +249,7 @@ func paperBurgers() BurgersParams {
 func TestBurgersSolverGrid(t *testing.T) {
 	p := paperBurgers()
 	p.TEnd, p.Snapshots = 0.1, 6
-	frames := map[int][]float32{}
-	for _, sg := range []int{256, 512, 1024} {
-		q := p
-		q.SolverGrid = sg
-		g, err := NewBurgers(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := make([]float32, q.Snapshots*q.Grid)
-		if err := g.Generate(0, 3, [][]float32{dst}); err != nil {
-			t.Fatal(err)
-		}
-		frames[sg] = dst
-	}
+	frames := framesAtSolverGrids(t, p, 256, 512, 1024)
 	for _, sg := range []int{256, 512} {
 		for k := 1; k < p.Snapshots; k++ {
 			a, b := frames[sg][k*128:(k+1)*128], frames[1024][k*128:(k+1)*128]
@@ -293,4 +280,25 @@ func BenchmarkBurgersTrajectory(b *testing.B) {
 			}
 		})
 	}
+}
+
+// framesAtSolverGrids generates trajectory 3 of seed 0 with p solved on
+// each of the given solver grids, keyed by solver grid.
+func framesAtSolverGrids(t *testing.T, p BurgersParams, grids ...int) map[int][]float32 {
+	t.Helper()
+	frames := map[int][]float32{}
+	for _, sg := range grids {
+		q := p
+		q.SolverGrid = sg
+		g, err := NewBurgers(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]float32, q.Snapshots*q.Grid)
+		if err := g.Generate(0, 3, [][]float32{dst}); err != nil {
+			t.Fatal(err)
+		}
+		frames[sg] = dst
+	}
+	return frames
 }
