@@ -1,0 +1,263 @@
+// Package reproduce plans and runs the paper's table grid: which
+// trainings, evaluations and benches the chosen tables need, and in which
+// run directories they live. The plan is derived from the paper's tables
+// as transcribed in package report, so a table's rows and columns are
+// written down once: a cell is planned wherever the paper prints a value
+// (and, for the accuracy tables, for every model and task asked for, so
+// a dash in the paper does not hide a model from the comparison).
+//
+// Planning is pure (Plan); running it is Run, on top of package
+// experiment, which owns training and evaluation. A grid of independent
+// trainings is a job array: Cell K trains run K alone, so any scheduler
+// can run the cells (WriteSlurm writes one for Slurm), and Finish
+// evaluates and reports once every cell is done.
+package reproduce
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"uhno/internal/report"
+)
+
+// Table names the command accepts, in the paper's order: the paper's
+// \label without "tab:". Each selects one or two of report's tables.
+var TableNames = []string{"main-acc", "main-acc-h1", "stability", "spectral", "fno-wider", "ablation-extra", "cost"}
+
+// Models are the paper's eight models of Tab. main-acc, by uhno's model
+// names, in the paper's row order (U-HNO last, as the paper prints it).
+var Models = []string{"fno", "gno", "cno", "wno", "ffno", "convfno", "loglofno", "uhno"}
+
+// Modes are the ablation modes of Tab. ablation-extra besides Full.
+var Modes = []string{"A", "B", "C", "D", "E", "F", "G", "H", "I"}
+
+// modelOfKey maps a report row key ("Conv-FNO") to uhno's model name.
+func modelOfKey(key string) string {
+	switch key {
+	case report.KeyUHNO:
+		return "uhno"
+	case report.KeyFNOWider:
+		return "fno-wider"
+	}
+	return strings.ToLower(strings.ReplaceAll(key, "-", ""))
+}
+
+// Options select the part of the grid to plan.
+type Options struct {
+	// Tables, Tasks and Models restrict the grid; empty means all.
+	Tables, Tasks, Models []string
+	// CFD3D is true when a PDEBench 3D-CFD file is available; without
+	// it the cfd3d cells are listed in Grid.Missing, not planned.
+	CFD3D bool
+}
+
+// Run is one training of the grid.
+type Run struct {
+	Task  string
+	Model string // uhno's model name: "uhno", "fno", ..., "fno-wider"
+	Mode  string // ablation mode "A".."I", or "" for the full model
+	// Dir is the run directory relative to the grid's output:
+	// <task>/<model> or <task>/uhno-<mode>.
+	Dir string
+	// Tables are the tables that need this run, in TableNames order.
+	Tables []string
+}
+
+// Name is the run's label: the model name, or uhno-<mode>.
+func (r Run) Name() string {
+	if r.Mode != "" {
+		return "uhno-" + r.Mode
+	}
+	return r.Model
+}
+
+// Eval is one side-by-side evaluation of a task's runs.
+type Eval struct {
+	Task string
+	// HorizonMult is the rollout horizon in units of the training
+	// horizon: 1, or 4 for Tab. stability.
+	HorizonMult int
+	// Runs are the run directories evaluated together.
+	Runs []string
+	// Dir is the evaluation's output directory, relative: <task>/eval
+	// or <task>/eval-4x.
+	Dir string
+}
+
+// Grid is a planned reproduction: the runs in a fixed order (a run's
+// index is its cell number), the evaluations, the benches of Tab. cost
+// and what could not be planned.
+type Grid struct {
+	Tables []string
+	Runs   []Run
+	Evals  []Eval
+	// Bench lists the models Tab. cost times on NS-2D, empty if cost
+	// was not asked for.
+	Bench []string
+	// Missing says, per cell left out, why (e.g. the 3D-CFD file).
+	Missing []string
+}
+
+// selected returns want ∩ all in all's order, all if want is empty or
+// "all", and an error naming the first unknown entry.
+func selected(what string, want, all []string) ([]string, error) {
+	if len(want) == 0 || (len(want) == 1 && want[0] == "all") {
+		return slices.Clone(all), nil
+	}
+	for _, w := range want {
+		if !slices.Contains(all, w) {
+			return nil, fmt.Errorf("--%s: unknown %q; expected all or a comma-separated list of %s", what, w, strings.Join(all, ", "))
+		}
+	}
+	var out []string
+	for _, a := range all {
+		if slices.Contains(want, a) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// taskColumns returns the tasks a paper table has columns for, in order
+// ("burgers/mse" counts for burgers).
+func taskColumns(t *report.Table) []string {
+	var out []string
+	for _, c := range t.Columns {
+		task, _, _ := strings.Cut(c, "/")
+		if slices.Contains(report.PaperTasks, task) && !slices.Contains(out, task) {
+			out = append(out, task)
+		}
+	}
+	return out
+}
+
+// rowModels returns the models of a paper table's rows.
+func rowModels(t *report.Table) []string {
+	var out []string
+	for _, r := range t.Rows {
+		out = append(out, modelOfKey(r.Key))
+	}
+	return out
+}
+
+// Plan works out the runs, evaluations and benches the chosen tables
+// need. It touches no file.
+func Plan(o Options) (*Grid, error) {
+	tables, err := selected("tables", o.Tables, TableNames)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := selected("tasks", o.Tasks, report.PaperTasks)
+	if err != nil {
+		return nil, err
+	}
+	models, err := selected("models", o.Models, append(slices.Clone(Models), "fno-wider"))
+	if err != nil {
+		return nil, err
+	}
+	g := &Grid{Tables: tables}
+	byDir := map[string]int{}
+	add := func(task, model, mode, table string) {
+		if !slices.Contains(tasks, task) || !slices.Contains(models, model) {
+			return
+		}
+		r := Run{Task: task, Model: model, Mode: mode, Dir: task + "/" + model}
+		if mode != "" {
+			r.Dir = task + "/uhno-" + mode
+		}
+		if task == "cfd3d" && !o.CFD3D {
+			msg := fmt.Sprintf("%s (%s) needs PDEBench's 3D-CFD file (--pdebench FILE)", r.Dir, table)
+			if !slices.Contains(g.Missing, msg) {
+				g.Missing = append(g.Missing, msg)
+			}
+			return
+		}
+		if i, ok := byDir[r.Dir]; ok {
+			if !slices.Contains(g.Runs[i].Tables, table) {
+				g.Runs[i].Tables = append(g.Runs[i].Tables, table)
+			}
+			return
+		}
+		r.Tables = []string{table}
+		byDir[r.Dir] = len(g.Runs)
+		g.Runs = append(g.Runs, r)
+	}
+	for _, tb := range tables {
+		switch tb {
+		case "main-acc", "main-acc-h1", "stability", "spectral":
+			t := map[string]*report.Table{"main-acc": &report.MainAcc, "main-acc-h1": &report.MainAccH1,
+				"stability": &report.Stability, "spectral": &report.Spectral}[tb]
+			for _, task := range taskColumns(t) {
+				for _, m := range Models {
+					add(task, m, "", tb)
+				}
+			}
+		case "fno-wider":
+			for _, task := range taskColumns(&report.FNOWider) {
+				for _, m := range rowModels(&report.FNOWider) {
+					add(task, m, "", tb)
+				}
+			}
+		case "ablation-extra":
+			for _, task := range taskColumns(&report.AblationExtra) {
+				add(task, "uhno", "", tb)
+				for _, mode := range Modes {
+					add(task, "uhno", mode, tb)
+				}
+			}
+		case "cost":
+			for _, m := range rowModels(&report.Cost) {
+				if slices.Contains(models, m) {
+					g.Bench = append(g.Bench, m)
+				}
+			}
+		}
+	}
+	// Runs in a stable order: by task in the paper's order, then models
+	// in the paper's order, then modes; the index is the cell number.
+	rank := func(r Run) (int, int, int) {
+		mi := slices.Index(Models, r.Model)
+		if mi < 0 {
+			mi = len(Models)
+		}
+		return slices.Index(report.PaperTasks, r.Task), mi, slices.Index(Modes, r.Mode)
+	}
+	sort.SliceStable(g.Runs, func(i, j int) bool {
+		ai, aj, ak := rank(g.Runs[i])
+		bi, bj, bk := rank(g.Runs[j])
+		if ai != bi {
+			return ai < bi
+		}
+		if aj != bj {
+			return aj < bj
+		}
+		return ak < bk
+	})
+	// One evaluation per task over all its runs at the training horizon,
+	// and one at 4x over the stability runs.
+	for _, task := range report.PaperTasks {
+		var all, stab []string
+		for _, r := range g.Runs {
+			if r.Task != task {
+				continue
+			}
+			all = append(all, r.Dir)
+			if slices.Contains(r.Tables, "stability") {
+				stab = append(stab, r.Dir)
+			}
+		}
+		if len(all) > 0 {
+			g.Evals = append(g.Evals, Eval{Task: task, HorizonMult: 1, Runs: all, Dir: task + "/eval"})
+		}
+		if len(stab) > 0 {
+			g.Evals = append(g.Evals, Eval{Task: task, HorizonMult: 4, Runs: stab, Dir: task + "/eval-4x"})
+		}
+	}
+	if len(g.Runs) == 0 && len(g.Bench) == 0 {
+		return nil, fmt.Errorf("the grid is empty: tables %s have no cell among tasks %s and models %s",
+			strings.Join(tables, ","), strings.Join(tasks, ","), strings.Join(models, ","))
+	}
+	return g, nil
+}
