@@ -1,15 +1,3 @@
-// Package cpu is uhno's reference compute backend: plain Go, parallel over
-// all cores, implementing every operation of tensor.Backend in 1D, 2D and
-// 3D.
-//
-// Memory is a Go slice (Buf). Work is split into chunks that depend only on
-// the problem size, never on the number of threads, and every reduction sums
-// its partial results in a fixed order, so results are bit-for-bit the same
-// for a given input whatever GOMAXPROCS is (the "deterministic by seed on
-// the CPU" guarantee).
-//
-// Each operation lives in the file named after its paper concept
-// (spectral.go, gaussian.go, spar.go, ...), forward beside backward.
 package cpu
 
 import (

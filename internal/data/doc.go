@@ -71,4 +71,70 @@
 // by default): every training trajectory of the 1D, 2D and Darcy tasks
 // (read once), one 3D trajectory at 128^3. The same seed and options give
 // the same batches bit for bit.
+//
+// # Reading and its errors
+//
+// `data.Open(path, data.Options{Stride, Frames, Grid})` detects the layout
+// and checks the shapes (and the frames and grid the config expects). Reads
+// are hyperslabs (`SelectHyperslab` + `ReadSubset`) of at most one trajectory,
+// or one window of its frames: never a whole file (the 3D file is 88 GB).
+// Float64 datasets are converted; other element types are refused.
+//
+// Errors, one line, naming the path: a missing file (and where PDEBench
+// files come from: the DaRUS repository of PDEBench, doi:10.18419/darus-2986,
+// or `uhno datagen` for ours); an empty, non-HDF5, truncated or corrupt file
+// (HDF5 open failure; a corrupt chunk fails its read); wrong datasets (what
+// was found and the three layouts expected); wrong shapes; frames or grid
+// other than expected; NaN or Inf (trajectory, dataset, frame and grid point;
+// `Dataset.CheckFinite` scans a whole file one trajectory at a time); an
+// incomplete file from an interrupted write.
+//
+// # Statistics, batches and reading ahead
+//
+//   - Statistics are per field (a physical channel; its H stacked input
+//     frames share them): mean and population std (divisor N) of the values
+//     the training pairs contain (the frames that occur in some training pair,
+//     after the stride, training trajectories only), accumulated in float64
+//     per trajectory and merged with Chan's update. A constant field gets std 1.
+//     They are stored in the sidecar `<file>.stats.json` (JSON, one entry
+//     per file version (size, mtime), training set, sampling and stride), so
+//     PDEBench files stay untouched and a regenerated file or a new split gets
+//     new statistics; pass another sidecar path when the data directory is
+//     read-only.
+//
+//   - A run carries its statistics (issue 25). The sidecar is only a cache
+//     for a *new* run, written in the run's own data folder (`--data`, or the
+//     cache when that is where the data are). The statistics a run trains with
+//     are recorded in its checkpoint's build record (`stats`), and every
+//     command that opens the run (eval, resume, ablate's evaluations, predict)
+//     normalises with those: nothing is looked up in, or written into, a data
+//     cache, so a run trained on `--data ./data` evaluates on a fresh machine,
+//     a cluster node with another HOME, or from a read-only copy. A checkpoint
+//     of an older uhno (no `stats`) looks the sidecars up read-only (beside the
+//     data, then in the cache) and otherwise recomputes them in memory;
+//     the values are the same bits either way (tested). Eval also checks the
+//     data file's fingerprint as a resume does, so a changed file is refused
+//     instead of being scored against the wrong truth.
+//
+//   - Batches. `data.Batcher` yields host float32 batches [B, H*C_in, grid...]
+//     and [B, C_out, grid...], normalised when given the statistics. Each epoch
+//     it permutes the training trajectories (PCG from the seed and the epoch
+//     number), loads them R at a time into an LRU of decoded trajectories
+//     (their first P+H frames only), and emits each group's pairs shuffled;
+//     batches run on across groups and epochs, every pair once per epoch. R
+//     comes from a 1 GiB budget by default: all training trajectories of the
+//     1D (26 MB), 2D (262 MB) and Darcy (26 MB) tasks, read from disk once;
+//     one 3D trajectory at 128^3 (880 MB) or nine at 64^3. The same seed and
+//     options give the same batches bit for bit.
+//
+//   - Reading ahead. `uhno train` draws its batches through
+//     `data.Prefetcher`: a goroutine runs the Batcher two batches ahead into
+//     buffers of its own, and `Next` copies the oldest ready batch into the
+//     trainer's buffers. The batches are the Batcher's, in its order, bit for
+//     bit (`TestPrefetcherSameBatches`, also under the race detector); `Skip`
+//     (resume) works before the first batch. It exists for cfd3d: one
+//     trajectory of PDEBench's 88 GB file is 880 MB at 128^3, about a second
+//     to read here, which without it stalls every tenth step. The run's
+//     summary says when the steps waited more than 1% of the time for data.
+//     Measured in PERFORMANCE.md ("3D-CFD reading").
 package data

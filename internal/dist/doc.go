@@ -44,4 +44,36 @@
 // user set it: Open MPI would otherwise install its own SIGSEGV, SIGBUS,
 // SIGFPE and SIGABRT handlers over the Go runtime's. Nothing else is
 // global.
+//
+// # Launchers, libraries and handles
+//
+// Launch and library. One process per rank, started by the launcher
+// users already have (`mpirun -np N bin/uhno train ...`, `srun`), with the
+// ordinary binary. So uhno does not link libmpi (a build tag or a second
+// binary would make users pick a build, and a binary linked with
+// `-lmpi` would not start where Open MPI is absent). `dist.Open` reads the
+// launcher's environment (`OMPI_COMM_WORLD_SIZE/RANK/LOCAL_SIZE`,
+// `PMI_SIZE/RANK`, `PMIX_RANK`, `SLURM_PROCID` with `SLURM_STEP_NUM_TASKS` or
+// `SLURM_NTASKS` inside a step, not in a batch script's shell); without one
+// it returns `dist.Single` (rank 0 of 1, collectives that return at once)
+// and no MPI library is touched, so a single process behaves exactly as
+// before. Under a launcher it `dlopen`s `$UHNO_LIBMPI`, `libmpi.so.40`, then
+// `libmpi.so` with `RTLD_GLOBAL` (Open MPI's plugins resolve libmpi's symbols
+// through the global namespace) and resolves the ten MPI functions and
+// Open MPI's predefined handles, which are addresses of global objects
+// (`ompi_mpi_comm_world`, `ompi_mpi_float`, `ompi_mpi_double`,
+// `ompi_mpi_byte`, `ompi_mpi_op_sum`, `ompi_mpi_errors_return`). MPICH
+// encodes handles as integers; its libmpi lacks those symbols and is refused
+// by name. A launcher of several ranks with no loadable libmpi is a one-line
+// error naming every path tried and the Debian packages; a launcher of one
+// rank without libmpi runs alone. The rank and size MPI reports must match
+// the launcher's, which catches an mpirun of another MPI than the libmpi
+// loaded.
+//
+// The error handler of MPI_COMM_WORLD is MPI_ERRORS_RETURN, so a failed call
+// becomes uhno's one-line error rather than Open MPI's multi-line abort.
+// The time limit is `uhno train --dist-timeout` (default 5 minutes).
+//
+// What data-parallel training does with these collectives is in the
+// package documentation of internal/train, "Data parallel in detail".
 package dist

@@ -7,7 +7,8 @@
 // # Recording
 //
 // NewProbe returns a train.Probe that `uhno train` runs every
-// --dynamics-every steps (the paper's 200; cmd/uhno/dynamics.go): the
+// --dynamics-every steps (default 1,000, the paper's 200; see "Cost and
+// cadence" below; cmd/uhno/dynamics.go): the
 // model being trained is rolled out with eval.Rollout on the first
 // --dynamics-trajectories (128) test trajectories of the run's split for
 // the task's rollout length, with the normalisation, the physical units,
@@ -65,4 +66,46 @@
 //
 //	s, err := dynamics.Read(filepath.Join(runDir, train.LogFile))
 //	files, err := dynamics.Figures(figDir, []dynamics.Run{{Label: "Full", Series: s}, ...})
+//
+// # In the training run: what, when, at what cost
+//
+//   - What is recorded. The `dynamics` probe rolls the current model out on
+//     the first `--dynamics-trajectories` (128, the paper's batch) test
+//     trajectories for the task's rollout length with `eval.Rollout` (the
+//     normalisation, units, metric grid and crash rule of `uhno eval`), and
+//     records E_b per band (panel (a)), relL2, and from the rollout's first
+//     forward the per-sample SPAR contrast c and keep-ratio rho of every
+//     routing stage (panels (b) and (d)), with [rho_min, rho_max]. The loss
+//     terms of panel (e) are the ordinary train records. For `--model
+//     additive` an `angle` probe records `train.BranchAngles` on the first 64
+//     validation pairs (panel (c), Fig. motivation (b)).
+//   - Probes do not change training. They run between steps on their own
+//     tape, draw nothing from the training RNG, and the loop clears the
+//     gradient buffer after them; a run with probes ends with bit-identical
+//     weights and optimizer state to one without (tested in internal/train
+//     and in `TestTrainDynamics`). Interrupted during a probe, the resume runs
+//     it again on the checkpoint's weights, so the log is the uninterrupted
+//     run's.
+//   - Cadence: 1,000 steps by default, not the paper's 200. Measured on
+//     the 2-core CPU machine (Burgers, `--params 0.62M`, a 25-step rollout of
+//     128 trajectories): one record costs 1.2-2.2 s against a step of 60-95
+//     ms, about 10-12% of a run at the paper's 200 (the probe's own timer in
+//     two 1,000-step runs: 10.7% and 9.9%; the benchmark
+//     `UHNO_BENCH_DATA=DIR go test ./cmd/uhno -run XXX -bench Dynamics`).
+//     Batching does not help on the CPU (1.47/1.30/1.24/1.31 s at batch
+//     16/32/64/128); 72% of a record is the model's forward kernels. A
+//     diagnostic that slows training by a tenth is not one to leave on by
+//     default, so `--dynamics-every` defaults to 1,000 (about 2%), which is
+//     also the paper's angle cadence, and `--dynamics-every 200` gives the
+//     paper's exact cadence at the stated cost. 3D tasks default to off (a
+//     record scales with the grid; roughly 60% of a cfd3d run at 200 steps by
+//     the same scaling). `uhno train` prints the share of time its probes
+//     took. The angle costs one forward and backward of 64 pairs and is
+//     recorded with every dynamics record.
+//   - Figures. `dynamics.Figures` draws panels (a)-(e) from one or more
+//     runs' logs; `uhno eval` draws them for every evaluated run with records
+//     into its figures/, and `uhno report` per task (Full against mode E in
+//     panel (e) when both are given). Panel (f) is `uhno ablate --sweep
+//     spar.rho0=...`. EMA smoothing 0.9 on (a) and (e) as App. "Smoothing"
+//     says; histograms unsmoothed.
 package dynamics

@@ -128,4 +128,76 @@
 // Results do not depend on the number of CPUs: parallel work (FFT lines,
 // structure-function lags) writes disjoint outputs, and every sum is
 // added in a fixed order.
+//
+// # What uhno eval evaluates
+//
+// `uhno eval --checkpoint DIR [--checkpoint DIR ...]` rebuilds each model
+// from the build record its checkpoint stores (the same record `--resume`
+// uses), loads the weights (`train.LoadWeights`: every file checked against
+// the manifest, the architecture's name and every parameter's name and shape
+// checked), and opens the data exactly as training did (`openTaskData`,
+// shared by `uhno train` and `uhno eval`): the same file, the same seeded
+// split, the same training-set statistics. The test trajectories are the
+// split's test set (`--trajectories N` takes its first N). Several
+// checkpoints are put side by side only when they were trained on the same
+// file, stride, seed, split sizes, history and fields; otherwise the error
+// names both checkpoints and the key that differs.
+//
+// Without `--checkpoint`, `uhno eval` evaluates the default run directories
+// of `uhno train` for `--task` (`runs/<task>-uhno` and `runs/<task>-fno`
+// beside it, those that hold a checkpoint) or, without `--task`, the run
+// under `runs/` whose `latest` was written last, and prints which it chose,
+// so `uhno train --task burgers` followed by `uhno eval --rollout 25` works
+// as typed (`TestDefaultCheckpoints`).
+//
+// # Rollout (eval.Rollout)
+//
+// The paper's protocol (GUIDE section 4): the first H frames of a test
+// trajectory go in (H = 1 in 1D and 3D, 10 in 2D), normalised with the
+// training statistics; the prediction is de-normalised for scoring and fed
+// back, normalised, in place of the oldest input frame. Steps are the
+// training step size, `data.rollout` by default (25 in 1D, 10 in 2D, 20 in
+// 3D); `--rollout N` and `--horizon-mult M` change it, and a rollout longer
+// than the trajectories (H + steps frames) is refused with both numbers and
+// a hint to regenerate longer data (1D data hold 51 frames, so the 4x
+// long-horizon study of Tab. stability runs in 2D only, which stores 50
+// frames: 10 + 40). Darcy is a single prediction a -> u. Trajectories
+// advance in batches (`optim.batch` by default) on a tape with gradient
+// recording off; only the current batch's frames are held, plus the first
+// test trajectory kept whole for the figures, so memory does not grow with
+// the test set.
+//
+// Metrics are computed in physical units (de-normalised), per trajectory
+// and step, then averaged over the steps of each trajectory and over
+// trajectories (the package documentation of internal/eval lists every
+// metric's definition and the points the paper leaves open: band edges,
+// multi-channel frames, zero references, boundary stencils, MSE
+// normalisation). A crashed trajectory counts only in the crash rate; every
+// metric mean is over the trajectories that did not crash, and the intervals
+// report how many (N).
+//
+// # Reports
+//
+//   - `results.json` (format `uhno-eval/1`): task, rollout length, data file,
+//     and per model its label, name, parameter count, checkpoint, step, the
+//     full resolved configuration, and the `evaluation`: every metric as
+//     `{mean, low, high, n}`, the crash rate with its Wilson interval, the
+//     crashed trajectories with step and reason, and per-step curves of every
+//     metric (means; relL2 and relH1 also with per-step bootstrap intervals,
+//     the band of the error-growth figure). Undefined values are `null`.
+//   - `results.md`: the paper's four tables for the task (main-acc, main-acc-h1,
+//     stability, spectral), one row per model, "value [low, high]".
+//   - `figures/`: 1D space-time plots of truth, prediction and |error|
+//     (App. qualitative); 2D snapshots at 0.25T, 0.5T and T (3D: the middle
+//     slice of the last axis, channel 0); `error_growth.png` with every model's
+//     relL2 per step and its 95% band; and for U-HNO the SPAR masks g of every
+//     stage at the last predicted step over the predicted field (1D and 2D).
+//     Heat maps are drawn cell by cell (no interpolation, so hard masks and
+//     fronts stay sharp); non-finite values are drawn green and counted in the
+//     panel's title (internal/eval/figure).
+//
+// Intervals are the paper's: percentile bootstrap over test trajectories,
+// B = 10,000, 95%, seeded (`--seed`, default 0; each metric and step has its
+// own derived seed, so an interval does not depend on which others were
+// computed); Wilson 95% for crash rates.
 package eval

@@ -45,4 +45,14 @@
 // ranking the paper gives that ours reverses, a claim of the text that
 // ours does not bear out. The paper's numbers are in paper.go, checked
 // cell by cell against the LaTeX source by TestReportPaperMatchesTex.
+//
+// # Checks
+//
+// The paper's numbers are Go data in paper.go, every value set citing its
+// table's label; TestReportPaperMatchesTex compares all of them with the
+// LaTeX source when ../shared/paper is present (not in CI, which clones the
+// repository only). The contradictions are also collected at the top of
+// report.md, with the list of what was and was not rebuilt and the command
+// that would rebuild the rest, and each says whether our intervals settle
+// it at 95%.
 package report

@@ -1,15 +1,3 @@
-// Package pde holds the data-generating solvers of the self-generated
-// tasks (paper Appendix B): one file per equation, each verified against an
-// exact or independent solution in its tests.
-//
-// Every solver is a Generator: it produces trajectory i of a dataset
-// deterministically from (seed, i), so generation can be split over cores
-// and resumed, and the same (seed, i) always gives the same bits.
-//
-// Fields are written in the PDEBench layout (GUIDE section 3): a
-// time-dependent task stores one dataset "tensor" with per-trajectory shape
-// [T, x...]; Darcy stores "nu" (the coefficient a, [x, y]) and "tensor"
-// (the solution u, [1, x, y]).
 package pde
 
 // Generator produces the trajectories of one task.
