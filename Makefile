@@ -106,8 +106,8 @@ cuda-test: ptx-check
 ## gpu-kit: everything the first GPU run needs, built here (scripts/gpu_kit.sh):
 ## stripped binaries with static HDF5 checked with readelf -d, the CPU
 ## reference training log and bench sizes, the yardstick, in bin/ and .gpukit/;
-## prints the device command and the carry list (docs/DESIGN.md, "What is
-## left for a GPU session")
+## prints the device command and the carry list (internal/cuda's package
+## documentation, "Checking on a GPU: the kit")
 gpu-kit: ptx-check build
 	VERSION=$(VERSION) CUDA_CGO_LDFLAGS='$(CUDA_CGO_LDFLAGS)' bash scripts/gpu_kit.sh
 

@@ -4,7 +4,7 @@
 //
 // Every value in the files cites the section or table of the paper it comes
 // from; values the paper does not give are marked "choice (paper is
-// silent)" and explained in docs/DESIGN.md, "Configuration".
+// silent)" and registered, each with its reason, in docs/DECISIONS.md.
 package configs
 
 import (

@@ -46,8 +46,8 @@
 typedef float Tile[GK][GT + 1];
 
 // ---------------------------------------------------------------------------
-// bf16 autocast (cuda.Backend.SetPrecision("bf16"); docs/DESIGN.md, "bf16
-// autocast"). Every product kernel of this file takes a last argument
+// bf16 autocast (cuda.Backend.SetPrecision("bf16"); internal/cuda's package documentation,
+// "bf16 autocast"). Every product kernel of this file takes a last argument
 // bf16: when it is non-zero, the two operands of the product are rounded
 // to bfloat16 (8-bit significand, round to nearest, ties to even) as they
 // enter shared memory, and the products are accumulated in float32, as a

@@ -5,7 +5,7 @@
     /usr/bin/python3 scripts/compare_forward.py /tmp/fwd
 
 Loads uhno's weights.safetensors into the yardstick's modules by name
-(uhno's names are documented in docs/DESIGN.md "Checkpoints"), feeds both
+(uhno's names are documented in internal/train's package documentation, "Checkpoints"), feeds both
 the same normalised inputs and prints the largest absolute and relative
 difference of the predictions, and of the SPAR masks' agreement. 1D only
 (the corner order of 2D spectral weights is not mapped here).

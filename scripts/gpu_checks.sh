@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The first GPU run, in one device call under a deadline (issue 24;
-# docs/DESIGN.md, "What is left for a GPU session"). Build the kit here
+# `go doc ./internal/cuda`, "Checking on a GPU: the kit"). Build the kit here
 # with `make gpu-kit`, carry what it prints (bin/uhno-cuda bin/cuda.test
 # bin/cuda-train.test [bin/nccl.test] .gpukit), and run from the repository
 # root on the GPU machine:

@@ -126,7 +126,7 @@ as "uhno train --params" does and matches FNO to it (without it, the
 task configuration's size: the paper's text). cost-spar also prints the
 overhead of SPAR: Full over mode F, ratio and percent of Full.
 
-FLOPs follow fixed conventions (docs/DESIGN.md, "uhno bench"): 2 per
+FLOPs follow fixed conventions (docs/DECISIONS.md, D-flop-conventions): 2 per
 multiply-add, 5 N log2 N per real FFT of N points, 1 per elementwise
 operation. The table goes to stdout; --json FILE writes every figure, the
 per-operation breakdown and the machine (--json - writes the JSON to stdout

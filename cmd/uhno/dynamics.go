@@ -72,7 +72,7 @@ func dynamicsProbe(cfg config.Config, td *taskData, m model.Model, b tensor.Back
 // --params 0.62M on Burgers (a 25-step rollout of 128 trajectories) costs
 // about 1.3 s, 10-12% of a run at that cadence, well over the few percent
 // a diagnostic should cost. Every 1,000 steps costs about 2%; the paper's
-// cadence is one flag away (docs/DESIGN.md, "Training dynamics").
+// cadence is one flag away (docs/DECISIONS.md, D-dynamics-cadence).
 const defaultDynamicsEvery = 1000
 
 // angleSamples is the sub-batch of the branch-gradient angle (App.

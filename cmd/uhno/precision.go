@@ -7,7 +7,7 @@ import (
 	"uhno/internal/tensor"
 )
 
-// --precision of `uhno train` (docs/DESIGN.md, "bf16 autocast").
+// --precision of `uhno train` (internal/cuda's package documentation, "bf16 autocast").
 //
 // bf16 is autocast on the CUDA backend: the dense products (Pointwise,
 // ConvDown, Conv3, DepthwiseConv) round their operands to bf16 and

@@ -118,7 +118,7 @@ training".
 
 --params scales U-HNO's width C0 to a parameter budget (the paper's tables
 state about 0.62M, while its text's architecture has several million; see
-docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
+docs/DECISIONS.md, D-params-budget). FNO's width is matched to U-HNO's parameter count within
 10% unless --width is given (the paper's FNO-wider uses 56).`,
 		Example: `  uhno train --task burgers
   uhno train --task burgers --params 0.62M --model fno

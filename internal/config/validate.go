@@ -156,7 +156,7 @@ var (
 
 // oneOf checks a switch's value.
 func oneOf(key, v string, allowed []string) check {
-	return check{v == "" || slices.Contains(allowed, v), key, v, "one of " + strings.Join(allowed, ", ") + " (issue 20; docs/DESIGN.md)"}
+	return check{v == "" || slices.Contains(allowed, v), key, v, "one of " + strings.Join(allowed, ", ") + " (issue 20; docs/DECISIONS.md)"}
 }
 
 // validateSwitches checks the model.* switches of issue 20 and the

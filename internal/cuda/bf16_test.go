@@ -12,7 +12,7 @@ import (
 	"uhno/internal/tensor"
 )
 
-// bf16 autocast (SetPrecision(BF16), docs/DESIGN.md "bf16 autocast").
+// bf16 autocast (SetPrecision(BF16), package documentation, "bf16 autocast").
 //
 // The tests below check, for every operation autocast covers, that
 //

@@ -16,8 +16,8 @@ const (
 	// else stays float32: the storage of activations, weights and
 	// gradients, AdamW, the FFTs and the spectral mode mixing (complex,
 	// which autocast leaves alone), the Gaussian branch, SPAR, the
-	// normalisation statistics, GELU and the losses. docs/DESIGN.md,
-	// "bf16 autocast".
+	// normalisation statistics, GELU and the losses. The package
+	// documentation, "bf16 autocast".
 	BF16 = "bf16"
 )
 

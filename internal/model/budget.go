@@ -68,7 +68,7 @@ func withinBudget(got, target int) bool { return relDiff(got, target) <= BudgetT
 // UHNOForBudget scales a U-HNO spec's width C0 so that the Full model's
 // parameter count is closest to target (the `--params` option: the
 // paper's tables state ~0.62M while its text gives 6.7M for Burgers, see
-// docs/DESIGN.md "Model"). Every other architectural value is kept, except
+// docs/DECISIONS.md, D-params-budget). Every other architectural value is kept, except
 // that the number of sigma groups becomes the largest divisor of the new
 // C0 not above the configured one (groups must divide the channels; they
 // hold only M*G parameters per Gaussian branch). The spec's mode is then

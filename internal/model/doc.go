@@ -115,14 +115,15 @@
 // `--set` (and every other setting that changes the math) and rebuilds the
 // model from the record, so it cannot continue under another reading.
 //
-//		| key | values (default first) | what it changes |
-//		|---|---|---|
-//		| `model.decoder_residual` | `inside`, `outside` | where the decoder stage adds W_R h̃ |
-//		| `spar.surrogate_centre` | `zero`, `threshold` | where the straight-through surrogate is centred |
-//		| `model.upsample` | `clamp`, `periodic` | how the decoder's Upsample2x treats the boundary |
-//		| `model.spar_stages` | `all`, `encoder`, `decoder` | which stages route with SPAR |
+//	| key | values (default first) | what it changes |
+//	|---|---|---|
+//	| `model.decoder_residual` | `inside`, `outside` | where the decoder stage adds W_R h̃ |
+//	| `spar.surrogate_centre` | `zero`, `threshold` | where the straight-through surrogate is centred |
+//	| `model.upsample` | `clamp`, `periodic` | how the decoder's Upsample2x treats the boundary |
+//	| `model.spar_stages` | `all`, `encoder`, `decoder` | which stages route with SPAR |
 //
-//	  - Decoder residual. `inside` is the reading above (Eq. dec-asym):
+// What each reading is, and why: docs/DECISIONS.md (D-decoder-residual,
+// D-spar-surrogate, D-upsample-boundary, D-spar-stages).
 //
 // The defaults, decided by evidence (issue 20). Until issue 20's
 // comparison every switch defaulted to the reading uhno had always used.
@@ -662,16 +663,18 @@
 //     hidden size stays 64. At `--params 0.62M` (the dry run, against Full
 //     U-HNO's count at that budget):
 //
-//     | task | width | count | Full U-HNO | difference |
-//     |---|---|---|---|---|
-//     | burgers (1/1) | 50 | 667,469 | 656,816 | +1.6% |
-//     | ks (1/1) | 50 | 667,469 | 669,810 | −0.3% |
-//     | ns2d (10/1) | 46 | 566,227 | 566,199 | +0.0% |
-//     | darcy (1/1, non-periodic) | 46 | 565,813 | 566,172 | −0.1% |
+// The sizes:
 //
-//     Against the fixed 620,000 of the model tests the width is 48 on all
-//     four (615,457 to 616,145, −0.7%). CFD-3D is not reached at 0.62M
-//     because U-HNO itself is not (its dry run fails first).
+//	| task | width | count | Full U-HNO | difference |
+//	|---|---|---|---|---|
+//	| burgers (1/1) | 50 | 667,469 | 656,816 | +1.6% |
+//	| ks (1/1) | 50 | 667,469 | 669,810 | −0.3% |
+//	| ns2d (10/1) | 46 | 566,227 | 566,199 | +0.0% |
+//	| darcy (1/1, non-periodic) | 46 | 565,813 | 566,172 | −0.1% |
+//
+// Against the fixed 620,000 of the model tests the width is 48 on all
+// four (615,457 to 616,145, −0.7%). CFD-3D is not reached at 0.62M
+// because U-HNO itself is not (its dry run fails first).
 //
 // Tests.
 //

@@ -75,8 +75,8 @@ func FFNOSpecFor(s Spec) FFNOSpec {
 // convolution of the low-passed field, with no Fourier kernel left). This
 // is the paper's reading, not tran2021factorized's F-FNO, which
 // factorises the kernel per spatial dimension (one 1D spectral weight per
-// axis) and changes the block (feed-forward, residual); docs/DESIGN.md
-// "F-FNO, LogLo-FNO and FNO-wider".
+// axis) and changes the block (feed-forward, residual); docs/DECISIONS.md
+// D-ffno.
 //
 // Parameters, in this order:
 //

@@ -63,8 +63,8 @@ func LogLoFNOSpecFor(s Spec) LogLoFNOSpec {
 // frequencies depend on the grid (they span its whole rfft axis), so
 // unlike FNO the model is tied to the grid it was trained on; uhno
 // evaluates on the training grid. This is the paper's reading, not
-// kalimuthu2025loglo's architecture; docs/DESIGN.md "F-FNO, LogLo-FNO and
-// FNO-wider".
+// kalimuthu2025loglo's architecture; docs/DECISIONS.md
+// D-loglo-fno.
 //
 // Parameters, in this order (FNO's):
 //

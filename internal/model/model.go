@@ -123,8 +123,8 @@ type Spec struct {
 	// parameter count is closest to the Full model's (ResolveFlat).
 	FlatWidth, FlatBlocks int
 
-	// The open readings of the paper as switches (issue 20; docs/DESIGN.md
-	// "U-HNO's open readings as switches"). Each is a string whose zero
+	// The open readings of the paper as switches (issue 20; docs/DECISIONS.md
+	// D-decoder-residual, D-spar-surrogate, D-upsample-boundary, D-spar-stages). Each is a string whose zero
 	// value "" is the reading uhno always had, and is omitted from JSON:
 	// a build record written before the switches decodes to the default,
 	// and a default spec encodes to the same bytes as before.

@@ -15,8 +15,8 @@ import (
 
 // TestGPUBF16LossFollowsFP32 trains the same tiny Burgers models (same
 // seed, same batches) for 30 AdamW steps on the CUDA backend in fp32 and
-// under bf16 autocast (cuda.Backend.SetPrecision, docs/DESIGN.md "bf16
-// autocast") and compares the loss of every step. Under the emulator in
+// under bf16 autocast (cuda.Backend.SetPrecision, internal/cuda's package documentation,
+// "bf16 autocast") and compares the loss of every step. Under the emulator in
 // CI (scripts/emu_test.sh runs the train package's tests named GPU); on a
 // GPU via `make cuda-test`.
 //

@@ -116,36 +116,38 @@
 //
 // A run directory holds:
 //
-//		latest                            "step-00001000\n": the newest checkpoint
-//		log.jsonl
-//		step-00001000/weights.safetensors
-//		step-00001000/optimizer.safetensors
-//		step-00001000/state.json
-//		step-00001000/manifest.json
+//	latest                            "step-00001000\n": the newest checkpoint
+//	log.jsonl
+//	step-00001000/weights.safetensors
+//	step-00001000/optimizer.safetensors
+//	step-00001000/state.json
+//	step-00001000/manifest.json
 //
-//	  - `weights.safetensors`: every parameter as a float32 tensor named by its
-//	    parameter name and with its shape (the names and shapes are listed in
-//	    internal/model's package comment: `lift.w`, `enc.0.fourier.w`, ...,
-//	    `proj.1.b`; FNO: `lift.*`, `block.i.spectral.w`, `block.i.w.*`,
-//	    `proj.*`). Metadata `format: pt`, `model`. PyTorch reads it with
-//	    `safetensors.torch.load_file`; the file was also read with a plain
-//	    `struct`/`json`/`torch.frombuffer` reader: 144 tensors, 6,696,892 values
-//	    for the Burgers U-HNO. `TestWeightsFileFormat` decodes it from the
-//	    format's specification.
-//	  - `optimizer.safetensors`: AdamW's moments as two flat float32 vectors
-//	    `adamw.m` and `adamw.v`, in the order of the flat parameter buffer
-//	    (`Params.List` order).
-//	  - `state.json`: format `uhno-checkpoint/1`, the step, its learning rate
-//	    and loss terms, the schedule, the AdamW constants, the best validation
-//	    loss and its step, the data position (`seed`, `batch`,
-//	    `batches_drawn`), the model name and parameter count, the task, the
-//	    whole resolved configuration, the uhno version, and `build`: what
-//	    `uhno train` needs to rebuild the same model (its `model.Spec` or
-//	    `model.FNOSpec`, after `--params` or `--width`) and data (file as an
-//	    absolute path, stride, validation size, `data_stamp`: the file's size
-//	    and sampled SHA-256, below), and `control`: the run-control settings
-//	    (`log_every`, `val_every`, `ckpt_every`, `keep`, `threads`, `graph`).
-//	  - `manifest.json`, written last: the size and SHA-256 of the three files.
+// What each file holds:
+//
+//   - `weights.safetensors`: every parameter as a float32 tensor named by its
+//     parameter name and with its shape (the names and shapes are listed in
+//     internal/model's package comment: `lift.w`, `enc.0.fourier.w`, ...,
+//     `proj.1.b`; FNO: `lift.*`, `block.i.spectral.w`, `block.i.w.*`,
+//     `proj.*`). Metadata `format: pt`, `model`. PyTorch reads it with
+//     `safetensors.torch.load_file`; the file was also read with a plain
+//     `struct`/`json`/`torch.frombuffer` reader: 144 tensors, 6,696,892 values
+//     for the Burgers U-HNO. `TestWeightsFileFormat` decodes it from the
+//     format's specification.
+//   - `optimizer.safetensors`: AdamW's moments as two flat float32 vectors
+//     `adamw.m` and `adamw.v`, in the order of the flat parameter buffer
+//     (`Params.List` order).
+//   - `state.json`: format `uhno-checkpoint/1`, the step, its learning rate
+//     and loss terms, the schedule, the AdamW constants, the best validation
+//     loss and its step, the data position (`seed`, `batch`,
+//     `batches_drawn`), the model name and parameter count, the task, the
+//     whole resolved configuration, the uhno version, and `build`: what
+//     `uhno train` needs to rebuild the same model (its `model.Spec` or
+//     `model.FNOSpec`, after `--params` or `--width`) and data (file as an
+//     absolute path, stride, validation size, `data_stamp`: the file's size
+//     and sampled SHA-256, below), and `control`: the run-control settings
+//     (`log_every`, `val_every`, `ckpt_every`, `keep`, `threads`, `graph`).
+//   - `manifest.json`, written last: the size and SHA-256 of the three files.
 //
 // Atomic writes. A checkpoint is written into `.tmp-step-N-*/` (each
 // file fsynced, the manifest last, the directory fsynced), renamed to
@@ -366,7 +368,7 @@
 //   - Power loss. Only process kills are tested. The fsync ordering is written for power loss, but it has not been tested there.
 //   - Same-size edits between samples. A data-file change of the same size that touches only bytes between the sampled blocks is missed. The stamp is sampled, because a full hash would cost seconds per GB at every start, resume and checkpoint.
 //   - Re-saving a step on non-Linux systems. There is no atomic swap, so a step saved twice has a short window in which `latest` names a directory that has moved aside. The next save repairs it.
-//   - Bit-identical resume on the GPU. It has not been shown, because no GPU has run. Under the emulator every kernel gives the same bits under every thread order. `TestGPUGraphMatchesDirect` shows a graph-replayed run equals a direct run bit for bit there, but cuFFT itself has not been checked.
+//   - Bit-identical resume on the GPU. It has not been shown: no resume has run on a GPU. Under the emulator every kernel gives the same bits under every thread order. `TestGPUGraphMatchesDirect` shows a graph-replayed run equals a direct run bit for bit there, but cuFFT itself has not been checked.
 //   - Regenerated data. HDF5 headers hold timestamps, so a regenerated file with identical values is refused at resume as changed.
 //
 // # Readers of outside input, fuzzed

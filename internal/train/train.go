@@ -55,7 +55,7 @@ type ValBatch struct {
 }
 
 // AdamW holds the optimizer's constant hyper-parameters (paper Sec. 4.1:
-// weight decay 1e-4; betas and eps are PyTorch's defaults, docs/DESIGN.md).
+// weight decay 1e-4; betas and eps are PyTorch's defaults, docs/DECISIONS.md D-adamw-defaults).
 // The learning rate comes from the Schedule.
 type AdamW struct {
 	Beta1       float64 `json:"beta1"`
@@ -143,8 +143,8 @@ type Config struct {
 	// ranks' mean gradients over equal shares is the gradient of the
 	// global batch, and every rank takes the update one process would,
 	// up to float32 summation order. Rank 0 alone writes the directory:
-	// log, progress, probes and checkpoints. See docs/DESIGN.md, "Data
-	// parallel".
+	// log, progress, probes and checkpoints. See the package documentation, "Data
+	// parallel in detail".
 	Comm dist.Comm
 
 	// ReduceOnDevice, when set in a data-parallel run, sums the ranks'

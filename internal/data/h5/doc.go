@@ -80,32 +80,34 @@
 //
 // `datagen` is expected to drive `h5.Writer` like this:
 //
-//		spec := h5.SpecOf(gen, seed)              // the seed joins the attributes
-//		if ok, why := h5.Existing(path, spec, n); ok { skip } // else why says
-//		w, err := h5.Create(path, spec, n)        // resumes a leftover, if any
-//		defer w.Close()
-//		for i in w.Remaining(), on all cores: gen.Generate(seed, i, bufs); w.Write(i, bufs)
-//		w.Commit()
+//	spec := h5.SpecOf(gen, seed)              // the seed joins the attributes
+//	if ok, why := h5.Existing(path, spec, n); ok { skip } // else why says
+//	w, err := h5.Create(path, spec, n)        // resumes a leftover, if any
+//	defer w.Close()
+//	for i in w.Remaining(), on all cores: gen.Generate(seed, i, bufs); w.Write(i, bufs)
+//	w.Commit()
 //
-//	  - Trajectory i is written (hyperslab [i, ...]) as soon as it exists, so
-//	    memory holds one trajectory per worker. `Write` is safe from several
-//	    goroutines (calls are serialised: HDF5 has one global lock anyway).
-//	  - The file is written as `<path>.tmp-<pid>`. `Commit` requires every
-//	    trajectory, sets `complete` = 1, closes, fsyncs and renames to `<path>`,
-//	    then fsyncs the directory. So `<path>` exists only when complete;
-//	    `Open` refuses a uhno file without `complete` (a temporary file copied by
-//	    hand), naming how many trajectories it holds.
-//	  - Each `Write` flushes the data, then records the trajectory's CRC and its
-//	    `uhno-written` flag and flushes again. After an interruption (Ctrl-C,
-//	    SIGKILL, power loss) the next `Create` for the same path resumes the
-//	    leftover temporary file if its `uhno-spec` matches, keeps the
-//	    trajectories whose CRC verifies and rewrites the rest; a leftover that
-//	    does not open, was written with other settings, or is garbage is deleted.
-//	    The test `TestWriterKilled` SIGKILLs a writing child process and resumes
-//	    its file.
-//	  - `<path>.lock` (flock) keeps two processes off one path; the kernel drops
-//	    the lock when its holder dies, so a crash never blocks the next run.
-//	  - Values that are NaN or Inf are refused at `Write`, naming the trajectory.
+// What the protocol guarantees:
+//
+//   - Trajectory i is written (hyperslab [i, ...]) as soon as it exists, so
+//     memory holds one trajectory per worker. `Write` is safe from several
+//     goroutines (calls are serialised: HDF5 has one global lock anyway).
+//   - The file is written as `<path>.tmp-<pid>`. `Commit` requires every
+//     trajectory, sets `complete` = 1, closes, fsyncs and renames to `<path>`,
+//     then fsyncs the directory. So `<path>` exists only when complete;
+//     `Open` refuses a uhno file without `complete` (a temporary file copied by
+//     hand), naming how many trajectories it holds.
+//   - Each `Write` flushes the data, then records the trajectory's CRC and its
+//     `uhno-written` flag and flushes again. After an interruption (Ctrl-C,
+//     SIGKILL, power loss) the next `Create` for the same path resumes the
+//     leftover temporary file if its `uhno-spec` matches, keeps the
+//     trajectories whose CRC verifies and rewrites the rest; a leftover that
+//     does not open, was written with other settings, or is garbage is deleted.
+//     The test `TestWriterKilled` SIGKILLs a writing child process and resumes
+//     its file.
+//   - `<path>.lock` (flock) keeps two processes off one path; the kernel drops
+//     the lock when its holder dies, so a crash never blocks the next run.
+//   - Values that are NaN or Inf are refused at `Write`, naming the trajectory.
 //
 // # Speed
 //

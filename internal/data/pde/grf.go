@@ -24,7 +24,7 @@ import (
 //	lambda_k = sigma^2 (sum_d (2 pi k_d / L_d)^2 + tau^2)^(-alpha),
 //
 // so the pointwise variance is sum_{k != 0} lambda_k / |box|. On the unit
-// box (docs/DESIGN.md: every task's field is taken on its domain rescaled to
+// box (docs/DECISIONS.md D-grf-convention: every task's field is taken on its domain rescaled to
 // the unit box, so callers pass lengths of 1) mode k has standard deviation
 // sigma (4 pi^2 |k|^2 + tau^2)^(-alpha/2), FNO's GaussianRF spectrum. FNO's
 // Python sampler draws both the real and imaginary parts at that standard

@@ -128,7 +128,7 @@ func TestGRFSpectrum(t *testing.T) {
 // TestGRFPaperAmplitude checks the pointwise standard deviation of the
 // paper's field N(0, 7^{3/2}(-Delta + 49 I)^{-2.5}) on the unit interval
 // against the closed sum sum_{k != 0} lambda_k (about 0.103, the value
-// docs/DESIGN.md quotes), computed here independently over |k| < 10^4.
+// docs/DECISIONS.md D-grf-convention quotes), computed here independently over |k| < 10^4.
 func TestGRFPaperAmplitude(t *testing.T) {
 	sigma := math.Pow(7, 1.5)
 	g := NewGRF([]int{1024}, []float64{1}, 2.5, 7, sigma)

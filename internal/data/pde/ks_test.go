@@ -164,7 +164,7 @@ func TestKSHalfStep(t *testing.T) {
 // top fifth of the kept modes (m in (0.8 cut, cut], k > 5.3) is below
 // 1e-12 of the total (measured ~2e-18), so N = 256 resolves the dynamics
 // and neither the 2/3 rule nor a finer grid would change the data; and the
-// rms lies in [1, 1.7] (the attractor's ~1.3, docs/DESIGN.md).
+// rms lies in [1, 1.7] (the attractor's ~1.3, docs/DECISIONS.md D-end-times).
 func TestKSResolved(t *testing.T) {
 	p := paperKS()
 	g, err := NewKS(p)

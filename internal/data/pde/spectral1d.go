@@ -220,8 +220,8 @@ func gridPoints1D(n int, length float64) []float32 {
 	return x
 }
 
-// snapshotTimes1D returns t_0 + k (t_end / (S-1)), k = 0..S-1 (docs/DESIGN.md
-// "Snapshot times"): frame 0 is the state at t_0, the last at t_0 + t_end.
+// snapshotTimes1D returns t_0 + k (t_end / (S-1)), k = 0..S-1 (docs/DECISIONS.md
+// D-snapshot-times): frame 0 is the state at t_0, the last at t_0 + t_end.
 func snapshotTimes1D(t0, tEnd float64, s int) []float32 {
 	t := make([]float32, s)
 	for k := range t {
