@@ -44,7 +44,7 @@
 // allocator's rounding on a GPU: add a few hundred MiB there). The bf16
 // column is the layout of autocast with float32 master weights: every tape
 // tensor in 2 bytes, the weights, gradients and moments in 4. uhno does not
-// store activations in bf16 yet (see "bf16 autocast"), so on uhno today
+// store activations in bf16 yet (internal/cuda, "bf16 autocast"), so on uhno today
 // that column is a target, not a measurement.
 //
 // What it shows for cfd3d at the paper's settings (128^3, L 3, C0 24,
@@ -93,7 +93,7 @@
 //     an optimal real FFT needs about half, and counters such as fvcore count
 //     no FFT at all, so the FFT part is reported apart (`fft_flops`, and
 //     `train_step_fft`, `inference_fft`) and another convention is a rescale.
-//     The CPU backend's truncated DFTs (section "Tensor engine") do different
+//     The CPU backend's truncated DFTs (internal/cpu) do different
 //     arithmetic;
 //   - elementwise: 1 per +, -, *, /, and 1 per special function (exp, erf,
 //     sqrt); comparisons and copies 0 (TopKMask, the top-k of SPARKeep,

@@ -96,7 +96,7 @@
 //     synchronisation, graph capture and replay, and cuFFT's plan/exec.
 //     `realDriver` (tag `cuda`, driver_cuda.go) is gorgonia.org/cu, the
 //     embedded PTX and the run-time cuFFT loader; `emuDriver` (tag `cudaemu`,
-//     driver_emu.go) is the CPU emulator below. The backend's own logic
+//     driver_emu.go) is the CPU emulator (internal/cuda/emu). The backend's own logic
 //     (plans, geometry, the caching allocator, graph replay, orchestration) is
 //     the same code in both builds, so the emulator tests it as the GPU runs
 //     it.

@@ -23,7 +23,7 @@
 //
 //	| task | scheme | step | checked against (measured) |
 //	|---|---|---|---|
-//	| burgers | Crank–Nicolson viscosity, Adams–Bashforth-2 advection | 1e-4 (paper); 5e-5 for burgers-shock | Cole–Hopf (error 9e-7 with a front of max \|u_x\| ≈ 147); order 2.00 in time; spectral in space; at ν = 0.001 see "Burgers regimes" |
+//	| burgers | Crank–Nicolson viscosity, Adams–Bashforth-2 advection | 1e-4 (paper); 5e-5 for burgers-shock | Cole–Hopf (error 9e-7 with a front of max \|u_x\| ≈ 147); order 2.00 in time; spectral in space; at ν = 0.001 see internal/config, "Burgers regimes" |
 //	| ks | ETDRK4, Kassam–Trefethen contour coefficients | 0.05 (paper) | mean conserved to 1e-12; order 3.9–4.0; a 1e-10 perturbation grows at rate 0.06–0.08 (chaos); dt vs dt/2 frames within 2.9e-5 |
 //	| kdv | ETDRK4 | 0.002 (paper) | travelling soliton (3e-5 at N = 128, 1.7e-7 at 256); order 4.0; mass and energy conserved to 2e-15 / 2e-10 |
 //	| adv2d | exact spectral shift | none | analytic translate (1.1e-14); whole-cell shifts equal np.roll |
