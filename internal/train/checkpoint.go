@@ -18,6 +18,7 @@ import (
 
 	"github.com/maruel/safetensors"
 
+	"uhno/internal/atomicfile"
 	"uhno/internal/config"
 	"uhno/internal/tensor"
 )
@@ -152,22 +153,19 @@ func SaveStages() []string {
 // unwritable directory (EACCES) or a failing rename, which chmod cannot
 // simulate for root and no test can get from a real device. osFS is the
 // real one.
+// Files are created and renamed through atomicfile.FS, so the latest
+// pointer is written by atomicfile's one policy through the same seam.
 type saveFS interface {
+	atomicfile.FS
 	MkdirAll(path string, perm fs.FileMode) error
 	MkdirTemp(dir, pattern string) (string, error)
-	Create(path string) (saveFile, error)
-	Rename(oldpath, newpath string) error
 	// Exchange swaps two existing paths atomically, or returns
 	// errors.ErrUnsupported where the system cannot.
 	Exchange(a, b string) error
 }
 
 // saveFile is a file being written by a save.
-type saveFile interface {
-	Write(p []byte) (int, error)
-	Sync() error
-	Close() error
-}
+type saveFile = atomicfile.Writer
 
 type osFS struct{}
 
@@ -175,8 +173,8 @@ func (osFS) MkdirAll(path string, perm fs.FileMode) error  { return os.MkdirAll(
 func (osFS) MkdirTemp(dir, pattern string) (string, error) { return os.MkdirTemp(dir, pattern) }
 func (osFS) Rename(oldpath, newpath string) error          { return os.Rename(oldpath, newpath) }
 func (osFS) Exchange(a, b string) error                    { return renameExchange(a, b) }
-func (osFS) Create(path string) (saveFile, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+func (osFS) Create(path string, perm fs.FileMode) (saveFile, error) {
+	return atomicfile.OS.Create(path, perm)
 }
 
 // saveHooks are a save's test seams; nil (or nil fields) in normal use.
@@ -288,7 +286,7 @@ func saveCheckpoint(dir string, st State, params []*tensor.Tensor, m, v []float3
 	if err := writeFileFS(fsys, filepath.Join(tmp, ManifestFile), append(manJSON, '\n'), nil); err != nil {
 		return fail(err)
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := atomicfile.SyncDir(tmp); err != nil {
 		return fail(err)
 	}
 	if err := hooks.at(StageBeforeRename); err != nil {
@@ -297,13 +295,13 @@ func saveCheckpoint(dir string, st State, params []*tensor.Tensor, m, v []float3
 	if err := replaceDir(fsys, tmp, final); err != nil {
 		return fail(err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fail(err)
 	}
 	if err := hooks.at(StageBeforeLatest); err != nil {
 		return fail(err)
 	}
-	if err := writeAtomicFS(fsys, filepath.Join(dir, LatestFile), []byte(StepDirName(st.Step)+"\n")); err != nil {
+	if err := atomicfile.WriteFileFS(fsys, filepath.Join(dir, LatestFile), []byte(StepDirName(st.Step)+"\n"), 0o644); err != nil {
 		return fail(err)
 	}
 	if err := hooks.at(StageBeforePrune); err != nil {
@@ -385,7 +383,10 @@ func removeLeftovers(dir string) {
 				continue
 			}
 		}
-		if strings.HasPrefix(name, ".tmp-step-") || strings.HasPrefix(name, ".old-step-") || strings.HasPrefix(name, LatestFile+".tmp-") {
+		// latest's temporary file: atomicfile.TempPath's, and the
+		// "latest.tmp-<pid>" of earlier versions.
+		if strings.HasPrefix(name, ".tmp-step-") || strings.HasPrefix(name, ".old-step-") ||
+			strings.HasPrefix(name, "."+LatestFile+".tmp-") || strings.HasPrefix(name, LatestFile+".tmp-") {
 			os.RemoveAll(filepath.Join(dir, name))
 		}
 	}
@@ -424,7 +425,7 @@ func checkpointSteps(dir string) []int {
 // halves and calls mid (when not nil) between them, so a test can stop a
 // save with a file half written.
 func writeFileFS(fsys saveFS, path string, data []byte, mid func() error) error {
-	f, err := fsys.Create(path)
+	f, err := fsys.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
@@ -449,36 +450,6 @@ func writeFileFS(fsys saveFS, path string, data []byte, mid func() error) error 
 		return err
 	}
 	return f.Close()
-}
-
-// writeFileSync creates path with data and fsyncs it.
-func writeFileSync(path string, data []byte) error { return writeFileFS(osFS{}, path, data, nil) }
-
-// writeAtomicFS replaces path with data: temporary file, fsync, rename,
-// fsync of the directory.
-func writeAtomicFS(fsys saveFS, path string, data []byte) error {
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	if err := writeFileFS(fsys, tmp, data, nil); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := fsys.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// writeAtomic is writeAtomicFS on the real file system.
-func writeAtomic(path string, data []byte) error { return writeAtomicFS(osFS{}, path, data) }
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // hostWeights returns the parameters' names, host values and shapes.

@@ -38,11 +38,11 @@ func (f faultFS) MkdirTemp(dir, pattern string) (string, error) {
 	return f.osFS.MkdirTemp(dir, pattern)
 }
 
-func (f faultFS) Create(path string) (saveFile, error) {
+func (f faultFS) Create(path string, perm fs.FileMode) (saveFile, error) {
 	if err := f.check("open", path); err != nil {
 		return nil, err
 	}
-	file, err := f.osFS.Create(path)
+	file, err := f.osFS.Create(path, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +122,14 @@ func TestSaveDiskFull(t *testing.T) {
 			}}
 			_, _, _, _, err = savedRun(t, run, 10, &saveHooks{fs: inject})
 			final := filepath.Join(run, StepDirName(10))
-			prefix := "train: checkpoint " + final + " not written: " + failed + ": " + fault.Error()
+			// The failed operation and path, as the os package words them;
+			// latest's writer (atomicfile) adds which file it was writing.
+			prefix := "train: checkpoint " + final + " not written: "
+			cause := failed + ": " + fault.Error()
 			suffix := "; " + filepath.Join(run, LatestFile) + " still names " + filepath.Join(run, StepDirName(5))
-			if err == nil || err.Error() != prefix+suffix {
-				t.Fatalf("%v at operation %d (%s): got %v\nwant %s%s", fault, at, failed, err, prefix, suffix)
+			if !errors.Is(err, fault) || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), cause+suffix) ||
+				!strings.HasSuffix(err.Error(), suffix) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%v at operation %d (%s): got %v\nwant %s...%s%s", fault, at, failed, err, prefix, cause, suffix)
 			}
 			ck, dir, err := loadCheckpoint(run)
 			if err != nil || dir != filepath.Join(run, StepDirName(5)) || !reflect.DeepEqual(ck.State, st) || !bitsEqual(ck.M, mm) {

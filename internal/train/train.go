@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"uhno/internal/atomicfile"
 	"uhno/internal/config"
 	"uhno/internal/dist"
 	"uhno/internal/progress"
@@ -735,5 +736,8 @@ func trimLog(path string, step int) error {
 	if len(kept) == len(raw) {
 		return nil
 	}
-	return writeAtomic(path, kept)
+	if err := atomicfile.WriteFile(path, kept, 0o644); err != nil {
+		return fmt.Errorf("train: log: %w", err)
+	}
+	return nil
 }
