@@ -192,9 +192,19 @@ type Result struct {
 	CommTime time.Duration
 }
 
-// logRecord is one line of the JSON-lines log.
-type logRecord struct {
-	Kind string `json:"kind"` // "train" or "val"
+// The kinds of the loss records of the log; probe records are ProbeKind.
+const (
+	KindTrain = "train" // every Config.LogEvery steps
+	KindVal   = "val"   // every Config.ValEvery steps and at the end
+)
+
+// LogRecord is a loss record of the JSON-lines log (LogFile), one line:
+// the format's one definition, which its readers (internal/report,
+// internal/dynamics, uhno's tests) decode into. Lines of other kinds
+// (ProbeRecord) share Kind and Step. Fields added later decode as zero
+// values from older logs.
+type LogRecord struct {
+	Kind string `json:"kind"` // KindTrain or KindVal
 	Step int    `json:"step"`
 	LossValues
 	LR         float64   `json:"lr"`                 // of this step (0 at the last)
@@ -540,7 +550,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		}
 		if cfg.LogEvery > 0 && t%cfg.LogEvery == 0 {
 			now := time.Now()
-			rec := logRecord{Kind: "train", Step: t, LossValues: vals, LR: lr,
+			rec := LogRecord{Kind: KindTrain, Step: t, LossValues: vals, LR: lr,
 				StepsPerS:  float64(t-lastLogStep) / now.Sub(lastLog).Seconds(),
 				ElapsedSec: now.Sub(start).Seconds()}
 			if spar == nil {
@@ -573,7 +583,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 				st.BestVal, st.BestValStep = val.Total, t
 			}
 			res.BestVal, res.BestValStep = st.BestVal, st.BestValStep
-			if err := enc.Encode(logRecord{Kind: "val", Step: t, LossValues: val, LR: lr, ElapsedSec: time.Since(start).Seconds()}); err != nil {
+			if err := enc.Encode(LogRecord{Kind: KindVal, Step: t, LossValues: val, LR: lr, ElapsedSec: time.Since(start).Seconds()}); err != nil {
 				finishBar()
 				return res, fmt.Errorf("train: log: %w", err)
 			}
