@@ -6,27 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// leftovers lists the directory's entries other than want.
-func leftovers(t *testing.T, dir string, want ...string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var extra []string
-outer:
-	for _, e := range ents {
-		for _, w := range want {
-			if e.Name() == w {
-				continue outer
-			}
-		}
-		extra = append(extra, e.Name())
-	}
-	return extra
-}
+	"uhno/internal/testutil"
+)
 
 func TestWriteFileReplaces(t *testing.T) {
 	dir := t.TempDir()
@@ -43,7 +25,7 @@ func TestWriteFileReplaces(t *testing.T) {
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
 	}
-	if x := leftovers(t, dir, "results.json"); len(x) != 0 {
+	if x := testutil.Extra(t, dir, "results.json"); len(x) != 0 {
 		t.Errorf("temporary files left: %v", x)
 	}
 }
@@ -68,7 +50,7 @@ func TestAbortLeavesDestination(t *testing.T) {
 	if got, _ := os.ReadFile(p); string(got) != "old" {
 		t.Errorf("destination %q after Abort, want the old contents", got)
 	}
-	if x := leftovers(t, dir, "report.md"); len(x) != 0 {
+	if x := testutil.Extra(t, dir, "report.md"); len(x) != 0 {
 		t.Errorf("temporary files left: %v", x)
 	}
 }
@@ -200,7 +182,7 @@ func TestWriteFileFSFaults(t *testing.T) {
 		if got, _ := os.ReadFile(p); string(got) != want {
 			t.Errorf("fault at %q: destination holds %q, want %q", op, got, want)
 		}
-		if x := leftovers(t, dir, "latest"); len(x) != 0 {
+		if x := testutil.Extra(t, dir, "latest"); len(x) != 0 {
 			t.Errorf("fault at %q: temporary files left: %v", op, x)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,17 +191,4 @@ func writeTrainRun(t *testing.T, root, name, task, mode string) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-// checkPNG fails t unless path is a PNG that decodes.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
-		t.Errorf("%s: %v", path, err)
-	}
 }

@@ -15,7 +15,7 @@ import (
 type trainSummary struct {
 	label         string
 	last          *train.LogRecord // the last "train" record
-	bestVal       float64    // lowest validation loss in the log (NaN: none)
+	bestVal       float64          // lowest validation loss in the log (NaN: none)
 	bestValStep   int
 	elapsed       float64 // elapsed_s of the last record
 	validations   int

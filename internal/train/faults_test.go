@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"uhno/internal/data"
+	"uhno/internal/testutil"
 )
 
 // faultFS is the real file system with injected faults: every operation
@@ -132,7 +133,7 @@ func TestSaveDiskFull(t *testing.T) {
 				t.Fatalf("%v at operation %d (%s): got %v\nwant %s...%s%s", fault, at, failed, err, prefix, cause, suffix)
 			}
 			ck, dir, err := loadCheckpoint(run)
-			if err != nil || dir != filepath.Join(run, StepDirName(5)) || !reflect.DeepEqual(ck.State, st) || !bitsEqual(ck.M, mm) {
+			if err != nil || dir != filepath.Join(run, StepDirName(5)) || !reflect.DeepEqual(ck.State, st) || !testutil.SameBits(ck.M, mm) {
 				t.Fatalf("%v at %s: latest resolves to %s (%v), want the intact step 5", fault, failed, dir, err)
 			}
 			if l := leftovers(run); len(l) != 0 {

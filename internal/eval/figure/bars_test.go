@@ -41,7 +41,7 @@ func TestBars(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, path, 1200, 750)
+			checkFigure(t, path, 1200, 750)
 		})
 	}
 }

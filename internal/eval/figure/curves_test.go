@@ -66,7 +66,7 @@ func TestCurves(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, path, 1200, 750)
+			checkFigure(t, path, 1200, 750)
 		})
 	}
 }

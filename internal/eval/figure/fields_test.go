@@ -54,7 +54,7 @@ func TestSpaceTime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, path, 2025, 600)
+			checkFigure(t, path, 2025, 600)
 			if got := countColour(t, path, nanGreen) > 0; got != tt.wantNaN {
 				t.Errorf("non-finite colour drawn: %v, want %v", got, tt.wantNaN)
 			}
@@ -113,7 +113,7 @@ func TestSnapshots(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, path, 2025, tt.wantH)
+			checkFigure(t, path, 2025, tt.wantH)
 			if got := countColour(t, path, nanGreen) > 0; got != tt.wantNaN {
 				t.Errorf("non-finite colour drawn: %v, want %v", got, tt.wantNaN)
 			}

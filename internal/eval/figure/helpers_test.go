@@ -9,27 +9,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"uhno/internal/testutil"
 )
 
 // nanGreen is the colour non-finite values are drawn in (scale.nan).
 var nanGreen = color.RGBA{R: 0, G: 170, B: 0, A: 255}
 
-// checkPNG asserts that path is a non-empty PNG of w×h pixels and that it
+// checkFigure asserts that path is a non-empty PNG of w×h pixels and that it
 // is the only entry of its directory (no temporary file left behind).
-func checkPNG(t *testing.T, path string, w, h int) {
+func checkFigure(t *testing.T, path string, w, h int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if cfg.Width != w || cfg.Height != h {
-		t.Errorf("%s: %d×%d pixels, want %d×%d", path, cfg.Width, cfg.Height, w, h)
-	}
+	testutil.CheckPNG(t, path, w, h)
 	onlyEntries(t, filepath.Dir(path), filepath.Base(path))
 }
 

@@ -66,7 +66,7 @@ func TestHistograms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, path, tt.w, tt.h)
+			checkFigure(t, path, tt.w, tt.h)
 		})
 	}
 }

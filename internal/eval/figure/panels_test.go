@@ -55,7 +55,7 @@ func TestLinePanels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, path, tt.w, tt.h)
+			checkFigure(t, path, tt.w, tt.h)
 		})
 	}
 }

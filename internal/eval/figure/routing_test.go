@@ -115,7 +115,7 @@ func TestRoutingMasks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, path, tt.wantW, tt.wantH)
+			checkFigure(t, path, tt.wantW, tt.wantH)
 			if got := countColour(t, path, nanGreen) > 0; got != tt.wantNaN {
 				t.Errorf("non-finite colour drawn: %v, want %v", got, tt.wantNaN)
 			}
