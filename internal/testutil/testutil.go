@@ -5,20 +5,21 @@
 package testutil
 
 import (
+	"image"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"uhno/internal/model"
 	"uhno/internal/tensor"
 )
 
-// CheckPNG fails t unless path is a PNG that decodes; with w and h > 0 it
-// must also be w×h pixels.
-func CheckPNG(t testing.TB, path string, w, h int) {
+// ReadPNG decodes the PNG at path, failing t when it cannot.
+func ReadPNG(t testing.TB, path string) image.Image {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -29,6 +30,14 @@ func CheckPNG(t testing.TB, path string, w, h int) {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	return img
+}
+
+// CheckPNG fails t unless path is a PNG that decodes; with w and h > 0 it
+// must also be w×h pixels.
+func CheckPNG(t testing.TB, path string, w, h int) {
+	t.Helper()
+	img := ReadPNG(t, path)
 	if b := img.Bounds(); w > 0 && h > 0 && (b.Dx() != w || b.Dy() != h) {
 		t.Errorf("%s: %d×%d pixels, want %d×%d", filepath.Base(path), b.Dx(), b.Dy(), w, h)
 	}
@@ -68,4 +77,22 @@ func Extra(t testing.TB, dir string, want ...string) []string {
 		}
 	}
 	return extra
+}
+
+// ErrorSays fails t unless err is a one-line error whose text contains
+// each of want.
+func ErrorSays(t testing.TB, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one saying %q", want)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error spans lines: %q", msg)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
 }
