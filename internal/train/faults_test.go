@@ -98,12 +98,26 @@ func leftovers(dir string) []string {
 func TestSaveDiskFull(t *testing.T) {
 	// Count the operations of one save.
 	ops := 0
-	count := faultFS{fail: func(op, path string) error { ops++; return nil }}
+	latestOps := map[string]bool{} // the operations of writing latest
+	count := faultFS{fail: func(op, path string) error {
+		ops++
+		if strings.Contains(filepath.Base(path), LatestFile) {
+			latestOps[op] = true
+		}
+		return nil
+	}}
 	if _, _, _, _, err := savedRun(t, t.TempDir(), 5, &saveHooks{fs: count}); err != nil {
 		t.Fatal(err)
 	}
 	if ops < 12 {
 		t.Fatalf("a save made %d file-system operations, want at least 12 (mkdirtemp, 4 files of open, 2 writes, sync, rename, latest)", ops)
+	}
+	// latest is written through the same seam (atomicfile.WriteFileFS), so
+	// the faults below reach each step of its policy too.
+	for _, op := range []string{"open", "write", "sync", "rename"} {
+		if !latestOps[op] {
+			t.Fatalf("writing latest made no %s through the save's file system (it made %v)", op, latestOps)
+		}
 	}
 	for _, fault := range []syscall.Errno{syscall.ENOSPC, syscall.EACCES} {
 		for at := 1; at <= ops; at++ {
