@@ -14,8 +14,10 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteFile replaces path with data, atomically and durably (see the
@@ -74,7 +76,7 @@ func (f *File) Commit() error {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", f.path, err)
 	}
-	return Publish(tmp, f.path)
+	return rename(OS, tmp, f.path)
 }
 
 // Abort closes and removes the temporary file; the destination is
@@ -105,7 +107,14 @@ func Publish(tmp, path string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	return rename(OS, tmp, path)
+}
+
+// rename is the policy's last step: the fsynced, closed file tmp is
+// renamed over path and path's directory fsynced. On a failed rename tmp
+// is removed.
+func rename(fsys FS, tmp, path string) error {
+	if err := fsys.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -113,6 +122,59 @@ func Publish(tmp, path string) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// FS is the file system as WriteFileFS writes to it: the seam where a
+// caller's tests inject the faults no real device gives on demand (a full
+// disk at the Nth write or at fsync, a failing rename). OS is the real one.
+type FS interface {
+	// Create creates or truncates the named file for writing, mode perm.
+	Create(name string, perm os.FileMode) (Writer, error)
+	Rename(oldpath, newpath string) error
+}
+
+// Writer is a file being written through an FS.
+type Writer interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Close() error
+}
+
+// OS is the real file system.
+var OS FS = osFS{}
+
+type osFS struct{}
+
+func (osFS) Create(name string, perm os.FileMode) (Writer, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+}
+func (osFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+
+// WriteFileFS is WriteFile through fsys, with the same policy: data goes
+// to TempPath(path), which is fsynced, closed, renamed over path, and the
+// directory fsynced; on error the temporary file is removed. The error
+// wraps fsys's, so errors.Is finds an injected fault.
+func WriteFileFS(fsys FS, path string, data []byte, perm os.FileMode) error {
+	tmp := TempPath(path)
+	f, err := fsys.Create(tmp, perm)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	n, err := f.Write(data)
+	if err == nil && n != len(data) {
+		err = &os.PathError{Op: "write", Path: tmp, Err: io.ErrShortWrite}
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return rename(fsys, tmp, path)
 }
 
 // SyncFile fsyncs the named file's contents.
@@ -129,13 +191,18 @@ func SyncFile(name string) error {
 }
 
 // SyncDir fsyncs a directory, so renames and creations inside it are
-// durable.
+// durable. A file system that cannot fsync a directory (EINVAL, as some
+// network and FUSE file systems answer) is not an error: there is nothing
+// more a writer can do there.
 func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
 	err = d.Sync()
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
+		err = nil
+	}
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}

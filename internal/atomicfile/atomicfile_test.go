@@ -1,31 +1,14 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// leftovers lists the directory's entries other than want.
-func leftovers(t *testing.T, dir string, want ...string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var extra []string
-outer:
-	for _, e := range ents {
-		for _, w := range want {
-			if e.Name() == w {
-				continue outer
-			}
-		}
-		extra = append(extra, e.Name())
-	}
-	return extra
-}
+	"uhno/internal/testutil"
+)
 
 func TestWriteFileReplaces(t *testing.T) {
 	dir := t.TempDir()
@@ -42,7 +25,7 @@ func TestWriteFileReplaces(t *testing.T) {
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
 	}
-	if x := leftovers(t, dir, "results.json"); len(x) != 0 {
+	if x := testutil.Extra(t, dir, "results.json"); len(x) != 0 {
 		t.Errorf("temporary files left: %v", x)
 	}
 }
@@ -67,7 +50,7 @@ func TestAbortLeavesDestination(t *testing.T) {
 	if got, _ := os.ReadFile(p); string(got) != "old" {
 		t.Errorf("destination %q after Abort, want the old contents", got)
 	}
-	if x := leftovers(t, dir, "report.md"); len(x) != 0 {
+	if x := testutil.Extra(t, dir, "report.md"); len(x) != 0 {
 		t.Errorf("temporary files left: %v", x)
 	}
 }
@@ -124,5 +107,83 @@ func TestPublishRemovesTempOnFailure(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(good); string(got) != "h5" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// faultFS is the real file system failing with errFault at operation op
+// ("create", "write", "sync", "close" or "rename").
+type faultFS struct{ op string }
+
+var errFault = errors.New("injected fault")
+
+func (f faultFS) Create(name string, perm os.FileMode) (Writer, error) {
+	if f.op == "create" {
+		return nil, errFault
+	}
+	w, err := OS.Create(name, perm)
+	return faultWriter{w, f.op}, err
+}
+
+func (f faultFS) Rename(oldpath, newpath string) error {
+	if f.op == "rename" {
+		return errFault
+	}
+	return OS.Rename(oldpath, newpath)
+}
+
+type faultWriter struct {
+	Writer
+	op string
+}
+
+func (w faultWriter) Write(p []byte) (int, error) {
+	if w.op == "write" {
+		return 0, errFault
+	}
+	return w.Writer.Write(p)
+}
+
+func (w faultWriter) Sync() error {
+	if w.op == "sync" {
+		return errFault
+	}
+	return w.Writer.Sync()
+}
+
+func (w faultWriter) Close() error {
+	err := w.Writer.Close()
+	if w.op == "close" {
+		return errFault
+	}
+	return err
+}
+
+// TestWriteFileFSFaults fails each operation of a write in turn: the error
+// wraps the fault and names the destination, the destination keeps its
+// old contents and no temporary file is left. Without faults the new
+// contents replace the old.
+func TestWriteFileFSFaults(t *testing.T) {
+	for _, op := range []string{"create", "write", "sync", "close", "rename", ""} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "latest")
+		if err := os.WriteFile(p, []byte("step-1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := WriteFileFS(faultFS{op}, p, []byte("step-2\n"), 0o644)
+		want := "step-1\n"
+		if op == "" {
+			want = "step-2\n"
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else if !errors.Is(err, errFault) || !strings.Contains(err.Error(), p) {
+			t.Errorf("fault at %s: got %v, want the fault naming %s", op, err, p)
+		}
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("fault at %q: destination holds %q, want %q", op, got, want)
+		}
+		if x := testutil.Extra(t, dir, "latest"); len(x) != 0 {
+			t.Errorf("fault at %q: temporary files left: %v", op, x)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"uhno/internal/model"
 	"uhno/internal/tensor"
+	"uhno/internal/testutil"
 )
 
 // TestCounterForwardsUnchanged runs the same training steps and inference
@@ -17,7 +18,7 @@ func TestCounterForwardsUnchanged(t *testing.T) {
 	type build func(tensor.Backend) (model.Model, int, int, []int)
 	uhno := func(dim int, mode string) build {
 		return func(b tensor.Backend) (model.Model, int, int, []int) {
-			return mustUHNO(t, b, tinySpec(dim, mode)), 2, 1, tinyGrid(dim)
+			return mustUHNO(t, b, testutil.TinyUHNO(dim, 2, mode)), 2, 1, tinyGrid(dim)
 		}
 	}
 	fno := func(b tensor.Backend) (model.Model, int, int, []int) {
@@ -61,7 +62,7 @@ func TestCounterForwardsUnchanged(t *testing.T) {
 					what string
 					a, b []float32
 				}{{"loss", sA.loss, sB.loss}, {"prediction", sA.pred, sB.pred}, {"parameters", wA, wB}} {
-					if !sameBits(c.a, c.b) {
+					if !testutil.SameBits(c.a, c.b) {
 						t.Fatalf("step %d: the %s differs through the Counter", step, c.what)
 					}
 				}
@@ -72,10 +73,6 @@ func TestCounterForwardsUnchanged(t *testing.T) {
 			}
 		})
 	}
-}
-
-func sameBits(a, b []float32) bool {
-	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
 }
 
 // TestFNOForwardFLOPs checks a whole model against a count by hand: the
@@ -120,7 +117,7 @@ func TestFNOForwardFLOPs(t *testing.T) {
 func TestInferenceCountsEqualForward(t *testing.T) {
 	be := newCPU()
 	for _, mode := range []string{model.ModeFull, model.ModeNoSPAR, model.ModeNoUShape} {
-		spec := tinySpec(1, mode)
+		spec := testutil.TinyUHNO(1, 2, mode)
 		spec.Sigmas = []float64{0.5, 1, 2.5}
 		if mode == model.ModeNoUShape {
 			spec.FlatWidth = 8

@@ -9,18 +9,7 @@ import (
 	"uhno/internal/train"
 )
 
-// tinySpec is a small U-HNO: L = 2, C0 = 4, 2 input channels, sigmas kept
-// away from integer radii, K0 so that the mode cap bites at coarse levels.
-func tinySpec(dim int, mode string) model.Spec {
-	k0 := 5
-	if dim > 1 {
-		k0 = 3
-	}
-	return model.Spec{Dim: dim, InChannels: 2, OutChannels: 1, Levels: 2, C0: 4, WidthMult: 2, K0: k0,
-		M: 3, Sigmas: []float64{0.55, 1.2, 2.5}, Groups: 2, MaxRadius: 16, ProjHidden: 8, Mode: mode, SPAR: tensor.DefaultSPAR}
-}
-
-// tinyGrid is the grid of tinySpec per dimension.
+// tinyGrid is the grid of testutil.TinyUHNO per dimension.
 func tinyGrid(dim int) []int { return map[int][]int{1: {16}, 2: {8, 8}}[dim] }
 
 // tinyCase is a Case for m on b with batch 2 on grid (the loss of a

@@ -6,6 +6,7 @@ import (
 
 	"uhno/internal/model"
 	"uhno/internal/tensor"
+	"uhno/internal/testutil"
 	"uhno/internal/train"
 )
 
@@ -42,13 +43,13 @@ func planModels(t *testing.T, dim int) []struct {
 	name  string
 	build func(tensor.Backend) model.Model
 } {
-	s := tinySpec(dim, model.ModeFull)
+	s := testutil.TinyUHNO(dim, 2, model.ModeFull)
 	return []struct {
 		name  string
 		build func(tensor.Backend) model.Model
 	}{
 		{"uhno", func(b tensor.Backend) model.Model { return mustUHNO(t, b, s) }},
-		{"uhno-F", func(b tensor.Backend) model.Model { return mustUHNO(t, b, tinySpec(dim, model.ModeNoSPAR)) }},
+		{"uhno-F", func(b tensor.Backend) model.Model { return mustUHNO(t, b, testutil.TinyUHNO(dim, 2, model.ModeNoSPAR)) }},
 		{"fno", func(b tensor.Backend) model.Model { return mustFNO(t, b, model.FNOSpecFor(s, 6)) }},
 	}
 }
@@ -125,7 +126,7 @@ func TestPlanStepScales(t *testing.T) {
 			fine[i] = 2 * n
 		}
 		pl := &Planner{}
-		m := mustUHNO(t, pl, tinySpec(dim, model.ModeFull))
+		m := mustUHNO(t, pl, testutil.TinyUHNO(dim, 2, model.ModeFull))
 		a, err := PlanStep(pl, m, planLoss(grid), 2, 2, 1, grid)
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +154,7 @@ func TestPlanStepScales(t *testing.T) {
 // a panic.
 func TestPlanStepRefusesGrid(t *testing.T) {
 	pl := &Planner{}
-	m := mustUHNO(t, pl, tinySpec(1, model.ModeFull))
+	m := mustUHNO(t, pl, testutil.TinyUHNO(1, 2, model.ModeFull))
 	if _, err := PlanStep(pl, m, planLoss([]int{6}), 2, 2, 1, []int{6}); err == nil {
 		t.Error("grid [6] for L = 2: want an error")
 	}

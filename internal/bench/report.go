@@ -14,6 +14,24 @@ import (
 	"uhno/internal/tensor"
 )
 
+// ReportFormat versions Report.
+const ReportFormat = "uhno-bench/1"
+
+// Report is the JSON document of `uhno bench --json`: the host, the
+// measured rows and the overheads of a preset. Its writer (cmd/uhno) and
+// its reader (internal/report) share this type, so the format is defined
+// once; fields added later decode as zero values from older files.
+type Report struct {
+	Format    string     `json:"format"`
+	Version   string     `json:"version"`
+	Preset    string     `json:"preset,omitempty"`
+	Host      Host       `json:"host"`
+	Threads   int        `json:"threads"`
+	FFTFLOPs  string     `json:"fft_flops_convention"`
+	Results   []Result   `json:"results"`
+	Overheads []Overhead `json:"overheads,omitempty"`
+}
+
 // Overhead compares a variant with its baseline at the same shape: Table
 // cost-spar puts Full U-HNO (SPAR routing) over mode F (additive fusion).
 // Each field is variant / baseline.

@@ -8,6 +8,7 @@ import (
 
 	"uhno/internal/cpu"
 	"uhno/internal/model"
+	"uhno/internal/testutil"
 )
 
 // TestRunTinyModel checks that Run's numbers are sane on a tiny U-HNO:
@@ -16,7 +17,7 @@ import (
 // Linux.
 func TestRunTinyModel(t *testing.T) {
 	be := newCPU()
-	m := mustUHNO(t, be, tinySpec(1, model.ModeFull))
+	m := mustUHNO(t, be, testutil.TinyUHNO(1, 2, model.ModeFull))
 	var calls, lastDone, lastTotal int
 	opt := Options{Warmup: 1, Repeats: 3, Optim: paperAdamW, Seed: 3,
 		Progress: func(done, total int) { calls, lastDone, lastTotal = calls+1, done, total }}
@@ -80,7 +81,7 @@ func TestRunUsesMemoryReporter(t *testing.T) {
 // TestRunRefuses checks the one-line errors for cases Run cannot drive.
 func TestRunRefuses(t *testing.T) {
 	be := newCPU()
-	m := mustUHNO(t, be, tinySpec(1, model.ModeFull))
+	m := mustUHNO(t, be, testutil.TinyUHNO(1, 2, model.ModeFull))
 	good := tinyCase("uhno", m, be, 2, 1, tinyGrid(1))
 	odd := tinyCase("uhno", m, be, 2, 1, []int{18}) // 18 cannot be halved twice
 	short := good

@@ -105,15 +105,7 @@ func TestBatcherEpochs(t *testing.T) {
 // into whole batches.
 func TestBatcherDeterminism(t *testing.T) {
 	fx := cfdFixture(t, 5, 3, 4)
-	d, err := Open(fx.path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := fx.plan(t, Sampling{History: 1})
 	train := []int{0, 1, 3, 4}
 	run := func(seed uint64, resident int) [][]float32 {
 		b, err := NewBatcher(p, train, BatchOptions{Batch: 3, Seed: seed, Resident: resident})
@@ -156,15 +148,7 @@ func TestBatcherDeterminism(t *testing.T) {
 // once; with one resident, once per epoch.
 func TestBatcherReadsOnce(t *testing.T) {
 	fx := burgersFixture(t, 6, 5, 8)
-	d, err := Open(fx.path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := fx.plan(t, Sampling{})
 	for _, tc := range []struct{ resident, reads int }{{0, 6}, {1, 18}} {
 		b, err := NewBatcher(p, seq(0, 6), BatchOptions{Batch: 4, Resident: tc.resident})
 		if err != nil {
@@ -187,15 +171,7 @@ func TestBatcherReadsOnce(t *testing.T) {
 // training statistics: over one epoch every field has mean 0 and std 1.
 func TestBatcherNormalizes(t *testing.T) {
 	path, _ := randomCFD(t, 4, 3, 2, nil)
-	d, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 1, Outputs: []string{"Vz"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := openPlan(t, path, Sampling{History: 1, Outputs: []string{"Vz"}})
 	train := []int{0, 1, 2, 3}
 	s, err := ComputeStats(p, train)
 	if err != nil {
@@ -251,11 +227,7 @@ func TestBatcherNormalizes(t *testing.T) {
 // read nothing from the file.
 func TestBatcherSkip(t *testing.T) {
 	fx := burgersFixture(t, 10, 7, 8)
-	d, err := Open(fx.path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := fx.open(t)
 	split, err := NewSplit(10, 7, 3, SplitSeeded, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -311,11 +283,7 @@ func TestBatcherSkip(t *testing.T) {
 // split evenly is refused.
 func TestBatcherShards(t *testing.T) {
 	fx := burgersFixture(t, 10, 7, 8)
-	d, err := Open(fx.path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := fx.open(t)
 	split, err := NewSplit(10, 7, 3, SplitSeeded, 1)
 	if err != nil {
 		t.Fatal(err)

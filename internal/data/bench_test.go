@@ -65,15 +65,7 @@ func BenchmarkWriteTrajectory2D(b *testing.B) {
 // trajectory (the batcher's unit of I/O with H = 10, P = 10).
 func BenchmarkReadResident2D(b *testing.B) {
 	path := writeNS2D(b, 16)
-	d, err := Open(path, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 10, Pairs: 10})
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, p := openPlan(b, path, Sampling{History: 10, Pairs: 10})
 	blk := make([]float32, p.ResidentLen())
 	b.SetBytes(int64(4 * len(blk)))
 	b.ResetTimer()
@@ -88,15 +80,7 @@ func BenchmarkReadResident2D(b *testing.B) {
 // 64x64 in, 1 out) from resident trajectories.
 func BenchmarkBatch2D(b *testing.B) {
 	path := writeNS2D(b, 16)
-	d, err := Open(path, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 10, Pairs: 10})
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, p := openPlan(b, path, Sampling{History: 10, Pairs: 10})
 	train := seq(0, 16)
 	s, err := ComputeStats(p, train)
 	if err != nil {

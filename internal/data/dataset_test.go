@@ -11,6 +11,7 @@ import (
 	"uhno/internal/data/h5"
 	"uhno/internal/data/h5/h5test"
 	"uhno/internal/data/pde"
+	"uhno/internal/testutil"
 )
 
 // Every solver's metadata describes an h5 file: pde.Generator must keep
@@ -116,11 +117,7 @@ func TestReadFrames(t *testing.T) {
 	})
 	t.Run("burgers", func(t *testing.T) {
 		fx := burgersFixture(t, 4, 6, 16)
-		d, err := Open(fx.path, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := fx.open(t)
 		dst := make([]float32, 6*16)
 		if err := d.ReadFrames(dst, 3, 0, 6, []string{"tensor"}); err != nil {
 			t.Fatal(err)
@@ -203,15 +200,7 @@ func TestOpenErrors(t *testing.T) {
 				d.Close()
 				t.Fatal("Open succeeded")
 			}
-			msg := err.Error()
-			if strings.Contains(msg, "\n") {
-				t.Errorf("error spans lines: %q", msg)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("error %q lacks %q", msg, w)
-				}
-			}
+			testutil.ErrorSays(t, err, tc.want...)
 		})
 	}
 }

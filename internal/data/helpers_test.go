@@ -22,6 +22,34 @@ func (f fixture) points() int {
 	return p
 }
 
+// open opens the fixture's file, closed when the test ends.
+func (f fixture) open(t *testing.T) *Dataset { return openFile(t, f.path) }
+
+// plan opens the fixture's file and plans its pairs with sampling s.
+func (f fixture) plan(t *testing.T, s Sampling) (*Dataset, *Plan) { return openPlan(t, f.path, s) }
+
+// openFile opens the dataset at path, closed when the test ends.
+func openFile(tb testing.TB, path string) *Dataset {
+	tb.Helper()
+	d, err := Open(path, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { d.Close() })
+	return d
+}
+
+// openPlan opens the dataset at path and plans its pairs with sampling s.
+func openPlan(tb testing.TB, path string, s Sampling) (*Dataset, *Plan) {
+	tb.Helper()
+	d := openFile(tb, path)
+	p, err := d.Plan(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d, p
+}
+
 func burgersFixture(t *testing.T, n, nt, nx int) fixture {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "1D_Burgers_Sols_Nu0.01.hdf5")

@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"uhno/internal/atomicfile"
 )
 
 // Stats are per-field normalisation statistics: the mean and the
@@ -242,13 +244,8 @@ func LoadOrComputeStats(p *Plan, train []int, sidecarPath string) (s Stats, cach
 	if err != nil {
 		return Stats{}, false, fmt.Errorf("data: encoding statistics: %v", err)
 	}
-	tmp := fmt.Sprintf("%s.tmp-%d", sidecarPath, os.Getpid())
-	if err := os.WriteFile(tmp, append(out, '\n'), 0o644); err != nil {
-		return Stats{}, false, fmt.Errorf("data: writing statistics %s: %v", sidecarPath, err)
-	}
-	if err := os.Rename(tmp, sidecarPath); err != nil {
-		os.Remove(tmp)
-		return Stats{}, false, fmt.Errorf("data: writing statistics: %v", err)
+	if err := atomicfile.WriteFile(sidecarPath, append(out, '\n'), 0o644); err != nil {
+		return Stats{}, false, fmt.Errorf("data: statistics: %w", err)
 	}
 	return s, false, nil
 }

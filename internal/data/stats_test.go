@@ -134,15 +134,7 @@ func TestStats(t *testing.T) {
 // or a regenerated file.
 func TestStatsSidecar(t *testing.T) {
 	fx := burgersFixture(t, 6, 5, 8)
-	d, err := Open(fx.path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	p, err := d.Plan(Sampling{History: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := fx.plan(t, Sampling{History: 1})
 	side := StatsPath(fx.path)
 	s1, cached, err := LoadOrComputeStats(p, []int{0, 2, 4}, side)
 	if err != nil || cached {

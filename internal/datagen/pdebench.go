@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"uhno/internal/atomicfile"
 	"uhno/internal/data"
 )
 
@@ -86,11 +87,7 @@ func IndexPDEBench(opt Options, file string) (PDEBenchIndex, string, error) {
 	if err != nil {
 		return idx, "", fmt.Errorf("datagen: %w", err)
 	}
-	tmp := out + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return idx, "", fmt.Errorf("datagen: %w", err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err := atomicfile.WriteFile(out, append(b, '\n'), 0o644); err != nil {
 		return idx, "", fmt.Errorf("datagen: %w", err)
 	}
 	return idx, out, nil

@@ -1,12 +1,13 @@
 package dynamics
 
 import (
-	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"uhno/internal/testutil"
 )
 
 // readSynthetic writes a synthetic log and reads it back.
@@ -17,23 +18,6 @@ func readSynthetic(t *testing.T, steps int, stages []string, angles bool) *Serie
 		t.Fatal(err)
 	}
 	return s
-}
-
-// checkPNG decodes the PNG at path and checks its size.
-func checkPNG(t *testing.T, path string, w, h int) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
-		t.Errorf("%s: %d×%d pixels, want %d×%d", filepath.Base(path), b.Dx(), b.Dy(), w, h)
-	}
 }
 
 func TestFigures(t *testing.T) {
@@ -107,7 +91,7 @@ func TestFigures(t *testing.T) {
 				t.Fatalf("figures %v, want %v", names, want)
 			}
 			for _, w := range tt.want {
-				checkPNG(t, filepath.Join(dir, w.name), w.w, w.h)
+				testutil.CheckPNG(t, filepath.Join(dir, w.name), w.w, w.h)
 			}
 			entries, _ := os.ReadDir(dir)
 			if len(entries) != len(want) {

@@ -16,6 +16,7 @@ import (
 	"uhno/internal/eval"
 	"uhno/internal/model"
 	"uhno/internal/tensor"
+	"uhno/internal/testutil"
 )
 
 // wavePlan opens a PDEBench-layout 1D file of n trajectories of nt
@@ -60,16 +61,6 @@ func openPlan(t *testing.T, path string, s data.Sampling) *data.Plan {
 	return p
 }
 
-// tinySpec is a small U-HNO on a 1D or 2D grid.
-func tinySpec(dim int) model.Spec {
-	k0 := 5
-	if dim > 1 {
-		k0 = 2
-	}
-	return model.Spec{Dim: dim, InChannels: 1, OutChannels: 1, Levels: 2, C0: 4, WidthMult: 2, K0: k0,
-		M: 3, Sigmas: []float64{0.5, 1, 2.5}, Groups: 2, MaxRadius: 16, ProjHidden: 8, Mode: model.ModeFull, SPAR: tensor.DefaultSPAR}
-}
-
 func runProbe(t *testing.T, m model.Model, b tensor.Backend, src eval.Source, opt ProbeOptions) Record {
 	t.Helper()
 	p, err := NewProbe(m, b, src, opt)
@@ -104,7 +95,7 @@ func TestProbeUHNO(t *testing.T) {
 	const n, nt, nx, steps = 7, 8, 32, 4
 	p := wavePlan(t, n, nt, nx)
 	b := cpu.New(2)
-	m, err := model.NewUHNO(b, tinySpec(1), 3)
+	m, err := model.NewUHNO(b, testutil.TinyUHNO(1, 1, model.ModeFull), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +193,7 @@ func TestProbeWithoutRouting(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := openPlan(t, path, data.Sampling{})
-		spec := tinySpec(2)
+		spec := testutil.TinyUHNO(2, 1, model.ModeFull)
 		m, err := model.NewUHNO(b, spec, 2)
 		if err != nil {
 			t.Fatal(err)

@@ -57,18 +57,12 @@ type AnglePoint struct {
 	Degrees []float64
 }
 
-// logLine is the union of the record kinds of a log line.
-type logLine struct {
-	Kind  string `json:"kind"`
-	Step  *int   `json:"step"`
-	Probe string `json:"probe"`
-	// Value is the probe's result.
-	Value json.RawMessage `json:"value"`
-	// The loss records' fields.
-	train.LossValues
-	LR       float64   `json:"lr"`
-	Rho      []float64 `json:"rho"`
-	Contrast []float64 `json:"contrast"`
+// logHead is what every record of a log line has: its kind and step. The
+// records themselves are decoded into the types their writer, package
+// train, defines (train.LogRecord, train.ProbeRecord).
+type logHead struct {
+	Kind string `json:"kind"`
+	Step *int   `json:"step"`
 }
 
 // Read parses the JSON-lines log of a training run (train.LogFile) into a
@@ -137,23 +131,31 @@ func byStep[T any](recs []T, step func(T) int, skipped map[string]int) []T {
 
 // add parses one log line into s.
 func (s *Series) add(line []byte) error {
-	var l logLine
-	if err := json.Unmarshal(line, &l); err != nil {
+	var head logHead
+	if err := json.Unmarshal(line, &head); err != nil {
 		return fmt.Errorf("not a log record: %w", err)
 	}
-	if l.Step == nil {
-		return fmt.Errorf("a %q record without a step", l.Kind)
+	if head.Step == nil {
+		return fmt.Errorf("a %q record without a step", head.Kind)
 	}
-	step := *l.Step
-	switch l.Kind {
-	case "train", "val":
+	step := *head.Step
+	switch head.Kind {
+	case train.KindTrain, train.KindVal:
+		var l train.LogRecord
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Errorf("not a log record: %w", err)
+		}
 		rec := Loss{Step: step, LR: l.LR, LossValues: l.LossValues, Rho: l.Rho, Contrast: l.Contrast}
-		if l.Kind == "train" {
+		if l.Kind == train.KindTrain {
 			s.Train = append(s.Train, rec)
 		} else {
 			s.Val = append(s.Val, rec)
 		}
 	case train.ProbeKind:
+		var l train.ProbeRecord
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Errorf("not a log record: %w", err)
+		}
 		switch l.Probe {
 		case ProbeName:
 			var rec Record
@@ -176,7 +178,7 @@ func (s *Series) add(line []byte) error {
 			s.Skipped["probe "+l.Probe]++
 		}
 	default:
-		s.Skipped["kind "+l.Kind]++
+		s.Skipped["kind "+head.Kind]++
 	}
 	return nil
 }

@@ -5,7 +5,47 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"uhno/internal/config"
 )
+
+// ResultsFile is the name of the evaluation's output in the directory of
+// `uhno eval`, and ResultsFormat versions it.
+const (
+	ResultsFile   = "results.json"
+	ResultsFormat = "uhno-eval/1"
+)
+
+// Results is results.json, the output of `uhno eval`: every evaluated
+// checkpoint's Summary on one task's test trajectories. Its writer
+// (cmd/uhno) and its readers (internal/report, `uhno ablate`) share this
+// type, so the format is defined once. Readers accept files written
+// before a field existed: every field added later decodes as its zero
+// value.
+type Results struct {
+	Format      string `json:"format"`
+	Version     string `json:"uhno_version"`
+	Task        string `json:"task"`
+	Steps       int    `json:"rollout_steps"`
+	HorizonMult int    `json:"horizon_mult"`
+	// Data is the test data file and Trajs the number of its test
+	// trajectories evaluated.
+	Data   string         `json:"data"`
+	Trajs  int            `json:"test_trajectories"`
+	Models []ResultsModel `json:"models"`
+}
+
+// ResultsModel is one evaluated checkpoint of results.json.
+type ResultsModel struct {
+	Label      string        `json:"label"`
+	Model      string        `json:"model"` // "uhno", "uhno-A" ... "uhno-I", "fno", ...
+	Params     int           `json:"params"`
+	Checkpoint string        `json:"checkpoint"`
+	Step       int           `json:"step"`
+	Config     config.Config `json:"config"`
+	Elapsed    float64       `json:"elapsed_s"`
+	Eval       Summary       `json:"evaluation"`
+}
 
 // Summary is one model's evaluation: the trajectory-level metrics with
 // their bootstrap intervals, the crash rate with its Wilson interval, the

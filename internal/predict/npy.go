@@ -3,16 +3,16 @@ package predict
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"codeberg.org/sbinet/npyio"
+
+	"uhno/internal/atomicfile"
 )
 
 // npySource reads a .npy file: the header through npyio, the values by
@@ -206,11 +206,11 @@ func npyHeader(descr string, shape []int) []byte {
 	return append(out, dict...)
 }
 
-// npySink writes the output .npy to a temporary file beside path and
-// renames it at the end.
+// npySink writes the output .npy through atomicfile: a temporary file
+// beside path, published at the end.
 type npySink struct {
 	path     string
-	tmp      *os.File
+	tmp      *atomicfile.File
 	w        *bufio.Writer
 	channels int
 	pts      int
@@ -228,7 +228,7 @@ func createNPY(path string, n, frames, c int, grid []int) (*npySink, error) {
 	if len(hdr) > 1<<16 {
 		return nil, fmt.Errorf("predict: %s: shape %v gives an .npy header too long for format 1.0", path, shape)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
@@ -266,29 +266,17 @@ func (s *npySink) Write(i int, traj []float32) error {
 	return nil
 }
 
-// Commit flushes, syncs and renames the file to its path.
+// Commit flushes the file and publishes it at its path (atomicfile).
 func (s *npySink) Commit() error {
-	err := s.w.Flush()
-	if err == nil {
-		err = s.tmp.Sync()
-	}
-	if cerr := s.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(s.tmp.Name(), s.path)
-	}
-	if err != nil {
-		os.Remove(s.tmp.Name())
+	if err := s.w.Flush(); err != nil {
+		s.tmp.Abort()
 		return fmt.Errorf("predict: writing %s: %w", s.path, err)
+	}
+	if err := s.tmp.Commit(); err != nil {
+		return fmt.Errorf("predict: %w", err)
 	}
 	return nil
 }
 
 // Discard removes the temporary file.
-func (s *npySink) Discard() {
-	s.tmp.Close()
-	if err := os.Remove(s.tmp.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return
-	}
-}
+func (s *npySink) Discard() { s.tmp.Abort() }

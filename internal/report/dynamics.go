@@ -33,11 +33,11 @@ func (b *builder) trainingFigures(runs []trainInput) error {
 		var series []figure.Series
 		for _, t := range rs {
 			name := runLabel(t)
-			if s, ok := logSeries(t, "train", func(r logRecord) float64 { return r.Loss }); ok {
+			if s, ok := logSeries(t, train.KindTrain, func(r train.LogRecord) float64 { return r.Total }); ok {
 				s.Name = name + ", training loss"
 				series = append(series, s)
 			}
-			if s, ok := logSeries(t, "val", func(r logRecord) float64 { return r.Loss }); ok {
+			if s, ok := logSeries(t, train.KindVal, func(r train.LogRecord) float64 { return r.Total }); ok {
 				s.Name = name + ", validation loss"
 				series = append(series, s)
 			}
@@ -138,7 +138,7 @@ func runLabel(t trainInput) string {
 
 // logSeries is one value of a run's log records of a kind against the
 // step.
-func logSeries(t trainInput, kind string, f func(logRecord) float64) (figure.Series, bool) {
+func logSeries(t trainInput, kind string, f func(train.LogRecord) float64) (figure.Series, bool) {
 	var s figure.Series
 	for _, r := range t.log {
 		if r.Kind == kind {

@@ -15,7 +15,7 @@ import (
 // full), FNO, and FNO-wider for an FNO of at least 2.5 times the
 // parameters of the smallest FNO beside it (the paper's is 5x). Ablated
 // U-HNOs have no row in the main tables ("").
-func paperKeys(ms []evalModel) []string {
+func paperKeys(ms []eval.ResultsModel) []string {
 	nFNO, minFNO := 0, 0
 	for _, m := range ms {
 		if m.Model == "fno" {

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +47,7 @@ func writeEval(t *testing.T, root, name, task string, mult int, models ...fixtur
 	t.Helper()
 	dir := filepath.Join(root, name)
 	cfg := configtest.Builtin(t, task, nil)
-	res := evalFile{Format: evalFormat, Version: "test", Task: task, Steps: cfg.Data.Rollout * mult, HorizonMult: mult,
+	res := eval.Results{Format: evalFormat, Version: "test", Task: task, Steps: cfg.Data.Rollout * mult, HorizonMult: mult,
 		Data: "/data/" + task + ".h5", Trajs: 10}
 	for _, m := range models {
 		c := cfg
@@ -57,7 +56,7 @@ func writeEval(t *testing.T, root, name, task string, mult int, models ...fixtur
 			c.Model.Ablation = mode
 		}
 		label := m.model + " (" + paperNum(float64(m.params)/1e6) + "M)"
-		res.Models = append(res.Models, evalModel{Label: label, Model: m.model, Params: m.params,
+		res.Models = append(res.Models, eval.ResultsModel{Label: label, Model: m.model, Params: m.params,
 			Checkpoint: filepath.Join("runs", task+"-"+m.model, "step-00000100"), Step: 100, Config: c, Eval: summary(m.relL2, m.relH1)})
 		if task == "darcy" {
 			s := &res.Models[len(res.Models)-1].Eval
@@ -135,7 +134,7 @@ func writeBench(t *testing.T, path string) {
 	u := benchResult("uhno C0=3", "uhno", 566200, 0.1105, 35.08, 9.925)
 	f := benchResult("fno width=16", "fno", 593400, 0.2782, 28.85, 8.229)
 	uf := benchResult("uhno-F C0=3", "uhno-F", 566100, 0.1085, 31.2, 7.9)
-	rep := benchFile{Format: benchFormat, Version: "test", Preset: "cost-ns2d",
+	rep := bench.Report{Format: benchFormat, Version: "test", Preset: "cost-ns2d",
 		Host: bench.Host{OS: "linux", Arch: "amd64", CPU: "Test CPU 9000", CPUs: 2, GOMAXPROCS: 2, Go: "go1.26"}, Threads: 2,
 		Results: []bench.Result{u, f, uf}, Overheads: []bench.Overhead{bench.NewOverhead(u, uf)}}
 	writeJSON(t, path, rep)
@@ -192,17 +191,4 @@ func writeTrainRun(t *testing.T, root, name, task, mode string) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-// checkPNG fails t unless path is a PNG that decodes.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
-		t.Errorf("%s: %v", path, err)
-	}
 }

@@ -17,70 +17,20 @@ import (
 	"uhno/internal/train"
 )
 
-// The formats this package reads.
+// The formats this package reads are defined by their writers:
+// eval.Results (results.json of uhno eval), eval.Ablation (ablation.json of
+// uhno ablate), bench.Report (the JSON of uhno bench --json) and
+// train.LogRecord (log.jsonl of uhno train).
 const (
-	evalFormat  = "uhno-eval/1"  // results.json of uhno eval (cmd/uhno/eval.go, evalResults)
-	benchFormat = "uhno-bench/1" // the JSON of uhno bench --json (cmd/uhno/bench.go, benchReport)
+	evalFormat  = eval.ResultsFormat
+	benchFormat = bench.ReportFormat
 )
 
 // File names inside the directories of uhno eval and uhno ablate.
 const (
-	ResultsFile  = "results.json"
+	ResultsFile  = eval.ResultsFile
 	AblationFile = "ablation.json"
 )
-
-// evalFile mirrors results.json of uhno eval (cmd/uhno/eval.go,
-// evalResults): the fields the report uses.
-type evalFile struct {
-	Format      string      `json:"format"`
-	Version     string      `json:"uhno_version"`
-	Task        string      `json:"task"`
-	Steps       int         `json:"rollout_steps"`
-	HorizonMult int         `json:"horizon_mult"`
-	Data        string      `json:"data"`
-	Trajs       int         `json:"test_trajectories"`
-	Models      []evalModel `json:"models"`
-}
-
-// evalModel mirrors one evaluated checkpoint of results.json.
-type evalModel struct {
-	Label      string        `json:"label"`
-	Model      string        `json:"model"` // "uhno", "uhno-A" ... "uhno-I", "fno"
-	Params     int           `json:"params"`
-	Checkpoint string        `json:"checkpoint"`
-	Step       int           `json:"step"`
-	Config     config.Config `json:"config"`
-	Elapsed    float64       `json:"elapsed_s"`
-	Eval       eval.Summary  `json:"evaluation"`
-}
-
-// benchFile mirrors the JSON report of uhno bench (cmd/uhno/bench.go,
-// benchReport).
-type benchFile struct {
-	Format    string           `json:"format"`
-	Version   string           `json:"version"`
-	Preset    string           `json:"preset,omitempty"`
-	Host      bench.Host       `json:"host"`
-	Threads   int              `json:"threads"`
-	FFTFLOPs  string           `json:"fft_flops_convention"`
-	Results   []bench.Result   `json:"results"`
-	Overheads []bench.Overhead `json:"overheads,omitempty"`
-}
-
-// logRecord mirrors one line of a training run's log.jsonl
-// (internal/train, logRecord).
-type logRecord struct {
-	Kind       string    `json:"kind"` // "train" or "val"
-	Step       int       `json:"step"`
-	Loss       float64   `json:"loss"`
-	MSE        float64   `json:"mse"`
-	H1         float64   `json:"h1"`
-	CBC        float64   `json:"cbc"`
-	LR         float64   `json:"lr"`
-	Rho        []float64 `json:"rho"`
-	Contrast   []float64 `json:"contrast"`
-	ElapsedSec float64   `json:"elapsed_s"`
-}
 
 // Kinds of input, as the report names them.
 const (
@@ -103,7 +53,7 @@ type Skip struct {
 
 type evalInput struct {
 	file string
-	res  evalFile
+	res  eval.Results
 }
 
 type ablationInput struct {
@@ -115,12 +65,12 @@ type trainInput struct {
 	dir   string
 	state train.State
 	ckpt  string // the checkpoint directory the state came from
-	log   []logRecord
+	log   []train.LogRecord
 }
 
 type benchInput struct {
 	file string
-	rep  benchFile
+	rep  bench.Report
 }
 
 // inputs are the recognised inputs of a report.
@@ -310,7 +260,7 @@ func decode(path string, raw []byte, dst any, want string) error {
 }
 
 func (in *inputs) readEval(path string, raw []byte) error {
-	var res evalFile
+	var res eval.Results
 	if err := decode(path, raw, &res, expected(ResultsFile)); err != nil {
 		return err
 	}
@@ -365,7 +315,7 @@ func (in *inputs) readAblation(path string, raw []byte) error {
 }
 
 func (in *inputs) readBench(path string, raw []byte) error {
-	var rep benchFile
+	var rep bench.Report
 	if err := decode(path, raw, &rep, "want the JSON of uhno bench --json (format "+benchFormat+")"); err != nil {
 		return err
 	}
@@ -389,14 +339,14 @@ func (in *inputs) readTrain(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report: %s: %v", path, err)
 	}
-	var log []logRecord
+	var log []train.LogRecord
 	lines := bytes.Split(raw, []byte{'\n'})
 	for i, line := range lines {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		var r logRecord
+		var r train.LogRecord
 		if err := json.Unmarshal(line, &r); err != nil {
 			if i == len(lines)-1 && !json.Valid(line) {
 				break // a last line without its newline: a run still writing it
@@ -404,7 +354,7 @@ func (in *inputs) readTrain(dir string) error {
 			msg := strings.Replace(jsonError(line, err), "at line 1, column", "at column", 1)
 			return fmt.Errorf("report: %s: line %d: %s; want the JSON-lines log of uhno train", path, i+1, msg)
 		}
-		if r.Kind == "train" || r.Kind == "val" { // others (probe records) are for package dynamics
+		if r.Kind == train.KindTrain || r.Kind == train.KindVal { // others (probe records) are for package dynamics
 			log = append(log, r)
 		}
 	}

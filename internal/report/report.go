@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"uhno/internal/atomicfile"
 	"uhno/internal/config"
 	"uhno/internal/eval"
 )
@@ -73,8 +74,8 @@ func Write(opts Options) (*Result, error) {
 	b.header(&doc, opts, in)
 	doc.WriteString(b.body.String())
 	path := filepath.Join(opts.Dir, ReportFile)
-	if err := writeFileAtomic(path, []byte(doc.String())); err != nil {
-		return nil, err
+	if err := atomicfile.WriteFile(path, []byte(doc.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	return &Result{Report: path, Figures: b.figs, Used: in.used, Skipped: in.skipped, Contradictions: b.contradictions}, nil
 }
@@ -278,26 +279,3 @@ func taskOrder(task string) int {
 
 // code quotes s as Markdown code.
 func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
-
-// writeFileAtomic writes data to path through a temporary file in the
-// same directory and a rename, so a reader never sees a partial file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
-}

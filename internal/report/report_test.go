@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"uhno/internal/testutil"
 )
 
 // TestWrite builds small inputs of every kind, writes the report and
@@ -208,7 +210,7 @@ func TestReportWrite(t *testing.T) {
 				t.Errorf("%d figures, want %d: %v", len(res.Figures), c.figures, res.Figures)
 			}
 			for _, f := range res.Figures {
-				checkPNG(t, f)
+				testutil.CheckPNG(t, f, 0, 0)
 				if rel, _ := filepath.Rel(out, f); !strings.Contains(md, "("+filepath.ToSlash(rel)+")") {
 					t.Errorf("report does not link %s", rel)
 				}

@@ -7,13 +7,15 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"uhno/internal/train"
 )
 
 // trainSummary is what the report says of one training run.
 type trainSummary struct {
 	label         string
-	last          *logRecord // the last "train" record
-	bestVal       float64    // lowest validation loss in the log (NaN: none)
+	last          *train.LogRecord // the last "train" record
+	bestVal       float64          // lowest validation loss in the log (NaN: none)
 	bestValStep   int
 	elapsed       float64 // elapsed_s of the last record
 	validations   int
@@ -31,13 +33,13 @@ func summarize(t trainInput) trainSummary {
 		r := &t.log[i]
 		s.elapsed = r.ElapsedSec
 		switch r.Kind {
-		case "train":
+		case train.KindTrain:
 			s.last = r
 			s.trainRecords++
-		case "val":
+		case train.KindVal:
 			s.validations++
-			if math.IsNaN(s.bestVal) || r.Loss < s.bestVal {
-				s.bestVal, s.bestValStep = r.Loss, r.Step
+			if math.IsNaN(s.bestVal) || r.Total < s.bestVal {
+				s.bestVal, s.bestValStep = r.Total, r.Step
 			}
 		}
 	}
@@ -64,7 +66,7 @@ func (b *builder) trainSection(runs []trainInput) error {
 		st := t.state
 		final := "no training record"
 		if s.last != nil {
-			final = fmt.Sprintf("%s at step %d (%s, %s, %s)", num(s.last.Loss), s.last.Step, num(s.last.MSE), num(s.last.H1), num(s.last.CBC))
+			final = fmt.Sprintf("%s at step %d (%s, %s, %s)", num(s.last.Total), s.last.Step, num(s.last.MSE), num(s.last.H1), num(s.last.CBC))
 		}
 		best := "no validation"
 		if !math.IsNaN(s.bestVal) {

@@ -50,7 +50,7 @@ func TestRealModels(t *testing.T) {
 			if _, err := Run(context.Background(), cfg, nil); err != nil {
 				t.Fatal(err)
 			}
-			var train, val []logRecord
+			var train, val []LogRecord
 			for _, r := range readLog(t, dir) {
 				if r.Kind == "train" {
 					train = append(train, r)

@@ -4,10 +4,8 @@ package train
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
-	"uhno/internal/config/configtest"
 	"uhno/internal/cuda"
 	"uhno/internal/model"
 	"uhno/internal/tensor"
@@ -40,70 +38,23 @@ import (
 // backend that ignored the setting fails; a wrong rounding, a bf16 AdamW
 // or a bf16 FFT would break the early tolerances.
 func TestGPUBF16LossFollowsFP32(t *testing.T) {
-	gpu, err := cuda.New(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gpu.Close()
-	c := configtest.Builtin(t, "burgers", map[string]any{"model.c0": 8, "model.levels": 2, "model.k0": 12, "model.proj_hidden": 16, "model.groups": 2})
-	spec, err := model.SpecFromConfig(c, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fno := model.FNOSpecFor(spec, 16)
-	lc := LossConfigFor(c)
-	const steps, batch = 30, 8
-	n := c.PDE.Grid[0]
-	shape := []int{batch, 1, n}
-	r := rand.New(rand.NewPCG(7, 8))
-	batches := make([][2][]float32, steps)
-	for s := range batches {
-		in, tgt := make([]float32, batch*n), make([]float32, batch*n)
-		for b := range batch {
-			a, ph := r.Float64(), 2*math.Pi*r.Float64()
-			for i := range n {
-				x := 2 * math.Pi * float64(i) / float64(n)
-				in[b*n+i] = float32(a*math.Sin(x+ph) + 0.3*math.Cos(3*x-ph))
-				xs := 2 * math.Pi * float64(i-1) / float64(n)
-				tgt[b*n+i] = float32(a*math.Sin(xs+ph) + 0.3*math.Cos(3*xs-ph))
-			}
-		}
-		batches[s] = [2][]float32{in, tgt}
-	}
+	gpu := openGPU(t)
+	bc := newBurgersCurves(t)
+	steps := curveSteps
 	curve := func(precision string, build func(tensor.Backend) (model.Model, error)) []float64 {
 		if err := gpu.SetPrecision(precision); err != nil {
 			t.Fatal(err)
 		}
 		defer gpu.SetPrecision(cuda.FP32)
-		m, err := build(gpu)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps := m.Params()
-		pdata, pgrad, np := ps.Flat()
-		mom, vel := gpu.Alloc(np), gpu.Alloc(np)
-		tp := tensor.NewTape(gpu)
-		var losses []float64
-		for s := range steps {
-			tp.Reset()
-			x := tp.FromHost(batches[s][0], shape...)
-			y := tp.FromHost(batches[s][1], shape...)
-			pred, aux := m.Forward(tp, x)
-			terms := lc.Loss(tp, pred, y, Aux{ZF: aux.ZF, ZG: aux.ZG, Stats: aux.Stats})
-			losses = append(losses, terms.Values(gpu).Total)
-			tp.Backward(terms.Total)
-			gpu.AdamW(pdata, pgrad, mom, vel, np, tensor.AdamWHyper{LR: 3e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4, Step: s + 1})
-			ps.ZeroGrad()
-		}
-		return losses
+		return bc.curve(t, gpu, build)
 	}
 	cases := []struct {
 		name  string
 		build func(tensor.Backend) (model.Model, error)
 		rtol  float64 // every step
 	}{
-		{"fno", func(be tensor.Backend) (model.Model, error) { return model.NewFNO(be, fno, 3) }, 5e-2},
-		{"uhno", func(be tensor.Backend) (model.Model, error) { return model.NewUHNO(be, spec, 3) }, 0.3},
+		{"fno", func(be tensor.Backend) (model.Model, error) { return model.NewFNO(be, bc.fno, 3) }, 5e-2},
+		{"uhno", func(be tensor.Backend) (model.Model, error) { return model.NewUHNO(be, bc.spec, 3) }, 0.3},
 	}
 	for _, cs := range cases {
 		want := curve(cuda.FP32, cs.build)

@@ -15,6 +15,7 @@ import (
 	"uhno/internal/config"
 	"uhno/internal/cpu"
 	"uhno/internal/tensor"
+	"uhno/internal/testutil"
 )
 
 // savedRun writes one checkpoint of a tiny model at step `step` and
@@ -39,18 +40,6 @@ func savedRun(t *testing.T, dir string, step int, hooks *saveHooks) (*tinyModel,
 	return m, mm, vv, st, err
 }
 
-func bitsEqual(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // TestCheckpointRoundTrip saves a checkpoint and loads it into a model
 // with other weights: parameters, moments and state come back bit for bit.
 func TestCheckpointRoundTrip(t *testing.T) {
@@ -69,17 +58,17 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(ck.State, st) {
 		t.Fatalf("state\n%+v\nwant\n%+v", ck.State, st)
 	}
-	if !bitsEqual(ck.M, mm) || !bitsEqual(ck.V, vv) {
+	if !testutil.SameBits(ck.M, mm) || !testutil.SameBits(ck.V, vv) {
 		t.Fatal("moments differ after the round trip")
 	}
 	other := newTinyModel(cpu.New(1), 1, 1, 8, 1234)
-	if bitsEqual(other.p.host(), m.p.host()) {
+	if testutil.SameBits(other.p.host(), m.p.host()) {
 		t.Fatal("test needs a model with other weights")
 	}
 	if err := ck.restoreWeights(ckDir, other.p.list, cpu.New(1), "tiny"); err != nil {
 		t.Fatal(err)
 	}
-	if !bitsEqual(other.p.host(), m.p.host()) {
+	if !testutil.SameBits(other.p.host(), m.p.host()) {
 		t.Fatal("weights differ after the round trip")
 	}
 	got, _, err := ReadState(ckDir)
@@ -263,7 +252,7 @@ func TestInterruptedSave(t *testing.T) {
 				if dir != filepath.Join(run, StepDirName(10)) || ck.State.Step != 10 {
 					t.Fatalf("after a crash at %s the run resolves to %s (step %d), want the new step 10", stage, dir, ck.State.Step)
 				}
-			} else if dir != filepath.Join(run, StepDirName(5)) || !reflect.DeepEqual(ck.State, st) || !bitsEqual(ck.M, mm) {
+			} else if dir != filepath.Join(run, StepDirName(5)) || !reflect.DeepEqual(ck.State, st) || !testutil.SameBits(ck.M, mm) {
 				t.Fatalf("after a crash at %s the run resolves to %s (step %d), want the intact step 5", stage, dir, ck.State.Step)
 			}
 			// What a killed process would leave besides: its temporary
@@ -304,7 +293,7 @@ func TestLoadWeights(t *testing.T) {
 	if err != nil || got.Step != st.Step || ckDir != filepath.Join(dir, "step-00000005") {
 		t.Fatalf("LoadWeights: step %d, dir %s, %v", got.Step, ckDir, err)
 	}
-	if !bitsEqual(other.p.host(), m.p.host()) {
+	if !testutil.SameBits(other.p.host(), m.p.host()) {
 		t.Fatal("weights differ after LoadWeights")
 	}
 	_, _, err = LoadWeights(dir, renamed{newTinyModel(b, 1, 1, 8, 99)}, b)

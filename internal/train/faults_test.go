@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"uhno/internal/data"
+	"uhno/internal/testutil"
 )
 
 // faultFS is the real file system with injected faults: every operation
@@ -38,11 +39,11 @@ func (f faultFS) MkdirTemp(dir, pattern string) (string, error) {
 	return f.osFS.MkdirTemp(dir, pattern)
 }
 
-func (f faultFS) Create(path string) (saveFile, error) {
+func (f faultFS) Create(path string, perm fs.FileMode) (saveFile, error) {
 	if err := f.check("open", path); err != nil {
 		return nil, err
 	}
-	file, err := f.osFS.Create(path)
+	file, err := f.osFS.Create(path, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -97,12 +98,26 @@ func leftovers(dir string) []string {
 func TestSaveDiskFull(t *testing.T) {
 	// Count the operations of one save.
 	ops := 0
-	count := faultFS{fail: func(op, path string) error { ops++; return nil }}
+	latestOps := map[string]bool{} // the operations of writing latest
+	count := faultFS{fail: func(op, path string) error {
+		ops++
+		if strings.Contains(filepath.Base(path), LatestFile) {
+			latestOps[op] = true
+		}
+		return nil
+	}}
 	if _, _, _, _, err := savedRun(t, t.TempDir(), 5, &saveHooks{fs: count}); err != nil {
 		t.Fatal(err)
 	}
 	if ops < 12 {
 		t.Fatalf("a save made %d file-system operations, want at least 12 (mkdirtemp, 4 files of open, 2 writes, sync, rename, latest)", ops)
+	}
+	// latest is written through the same seam (atomicfile.WriteFileFS), so
+	// the faults below reach each step of its policy too.
+	for _, op := range []string{"open", "write", "sync", "rename"} {
+		if !latestOps[op] {
+			t.Fatalf("writing latest made no %s through the save's file system (it made %v)", op, latestOps)
+		}
 	}
 	for _, fault := range []syscall.Errno{syscall.ENOSPC, syscall.EACCES} {
 		for at := 1; at <= ops; at++ {
@@ -122,13 +137,17 @@ func TestSaveDiskFull(t *testing.T) {
 			}}
 			_, _, _, _, err = savedRun(t, run, 10, &saveHooks{fs: inject})
 			final := filepath.Join(run, StepDirName(10))
-			prefix := "train: checkpoint " + final + " not written: " + failed + ": " + fault.Error()
+			// The failed operation and path, as the os package words them;
+			// latest's writer (atomicfile) adds which file it was writing.
+			prefix := "train: checkpoint " + final + " not written: "
+			cause := failed + ": " + fault.Error()
 			suffix := "; " + filepath.Join(run, LatestFile) + " still names " + filepath.Join(run, StepDirName(5))
-			if err == nil || err.Error() != prefix+suffix {
-				t.Fatalf("%v at operation %d (%s): got %v\nwant %s%s", fault, at, failed, err, prefix, suffix)
+			if !errors.Is(err, fault) || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), cause+suffix) ||
+				!strings.HasSuffix(err.Error(), suffix) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%v at operation %d (%s): got %v\nwant %s...%s%s", fault, at, failed, err, prefix, cause, suffix)
 			}
 			ck, dir, err := loadCheckpoint(run)
-			if err != nil || dir != filepath.Join(run, StepDirName(5)) || !reflect.DeepEqual(ck.State, st) || !bitsEqual(ck.M, mm) {
+			if err != nil || dir != filepath.Join(run, StepDirName(5)) || !reflect.DeepEqual(ck.State, st) || !testutil.SameBits(ck.M, mm) {
 				t.Fatalf("%v at %s: latest resolves to %s (%v), want the intact step 5", fault, failed, dir, err)
 			}
 			if l := leftovers(run); len(l) != 0 {

@@ -99,9 +99,9 @@ func probeValues(t *testing.T, recs []ProbeRecord) []probeValue {
 
 // lossRecords returns the training and validation records of a run's log
 // without their timing fields.
-func lossRecords(t *testing.T, dir string) []logRecord {
+func lossRecords(t *testing.T, dir string) []LogRecord {
 	t.Helper()
-	var out []logRecord
+	var out []LogRecord
 	for _, r := range readLog(t, dir) {
 		if r.Kind == ProbeKind {
 			continue

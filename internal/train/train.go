@@ -1,21 +1,18 @@
 package train
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
+	"uhno/internal/atomicfile"
 	"uhno/internal/config"
 	"uhno/internal/dist"
-	"uhno/internal/progress"
 	"uhno/internal/tensor"
 )
 
@@ -191,9 +188,19 @@ type Result struct {
 	CommTime time.Duration
 }
 
-// logRecord is one line of the JSON-lines log.
-type logRecord struct {
-	Kind string `json:"kind"` // "train" or "val"
+// The kinds of the loss records of the log; probe records are ProbeKind.
+const (
+	KindTrain = "train" // every Config.LogEvery steps
+	KindVal   = "val"   // every Config.ValEvery steps and at the end
+)
+
+// LogRecord is a loss record of the JSON-lines log (LogFile), one line:
+// the format's one definition, which its readers (internal/report,
+// internal/dynamics, uhno's tests) decode into. Lines of other kinds
+// (ProbeRecord) share Kind and Step. Fields added later decode as zero
+// values from older logs.
+type LogRecord struct {
+	Kind string `json:"kind"` // KindTrain or KindVal
 	Step int    `json:"step"`
 	LossValues
 	LR         float64   `json:"lr"`                 // of this step (0 at the last)
@@ -226,392 +233,6 @@ func (c *Config) validate() error {
 		return fmt.Errorf("train: batch shapes %v -> %v, want [B, C, grid...] both", c.Train.InputShape(), c.Train.TargetShape())
 	}
 	return nil
-}
-
-// Run trains cfg.Model and returns a summary. Each step: Tape.Reset, the
-// batch to the device (FromHost), Forward, the loss of Eq. loss, Backward,
-// one AdamW call on the flat buffers with the scheduled learning rate,
-// ZeroGrad. It logs every LogEvery steps, validates every ValEvery steps,
-// runs each of Probes at its steps (Probe) and checkpoints every CkptEvery
-// steps and at the end. Cancelling ctx
-// (Ctrl-C) saves a checkpoint at the current step boundary and returns
-// with Result.Interrupted and no error; resuming from any checkpoint gives
-// bit for bit the run that was never interrupted (the CPU backend is
-// deterministic, and the checkpoint holds weights, moments, step and the
-// data position). A non-finite loss (training or validation) or
-// non-finite weights at a checkpoint stop the run with an error naming
-// the step and the last checkpoint, and no checkpoint of the diverged
-// weights; so do a failed checkpoint write (the previous checkpoint
-// stays latest) and a data file that changed (Config.DataGuard).
-func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
-	if err := cfg.validate(); err != nil {
-		return Result{}, err
-	}
-	if out == nil {
-		out = io.Discard
-	}
-	b := cfg.Backend
-	ps := cfg.Model.Params()
-	params := ps.List()
-	pdata, pgrad, n := ps.Flat()
-	res := Result{Steps: cfg.Schedule.Steps}
-	comm := cfg.Comm
-	if comm == nil {
-		comm = dist.Single{}
-	}
-	// root writes the run directory; dp: the ranks reduce every step.
-	root, dp := comm.Rank() == 0, comm.Size() > 1
-	if !root {
-		cfg.Probes, cfg.Progress = nil, false
-	}
-
-	st := State{
-		Schedule: cfg.Schedule, Optim: cfg.Optim,
-		// The checkpoint records the global batch: a resume with any
-		// rank count that divides it continues the same run.
-		Data:  DataState{Seed: cfg.DataSeed, Batch: cfg.Train.InputShape()[0] * comm.Size()},
-		Model: cfg.Model.Name(), Params: n,
-		Task: cfg.Run.Task, Config: cfg.Run, Version: cfg.Version,
-	}
-	if cfg.Build != nil {
-		raw, err := json.Marshal(cfg.Build)
-		if err != nil {
-			return res, fmt.Errorf("train: build record: %w", err)
-		}
-		st.Build = raw
-	}
-	m, v := b.Alloc(n), b.Alloc(n)
-	defer b.Free(m)
-	defer b.Free(v)
-
-	in := make([]float32, tensor.Numel(cfg.Train.InputShape()))
-	tgt := make([]float32, tensor.Numel(cfg.Train.TargetShape()))
-
-	if cfg.Resume != "" {
-		ck, dir, err := loadCheckpoint(cfg.Resume)
-		if err != nil {
-			return res, err
-		}
-		if err := checkCompatible(dir, ck.State, st, cfg.Extend); err != nil {
-			return res, err
-		}
-		if err := ck.restoreWeights(dir, params, b, st.Model); err != nil {
-			return res, err
-		}
-		if len(ck.M) != n {
-			return res, fmt.Errorf("train: checkpoint %s: %s holds %d moments, model %s has %d parameters", dir, OptimizerFile, len(ck.M), st.Model, n)
-		}
-		b.Upload(m, ck.M)
-		b.Upload(v, ck.V)
-		st.Step, st.LR, st.Loss = ck.State.Step, ck.State.LR, ck.State.Loss
-		st.BestVal, st.BestValStep = ck.State.BestVal, ck.State.BestValStep
-		if err := skipBatches(ctx, cfg.Train, ck.State.Data.Drawn, in, tgt); err != nil {
-			return res, err
-		}
-		st.Data.Drawn = ck.State.Data.Drawn
-		res.ResumedFrom, res.Checkpoint = st.Step, dir
-		if root {
-			if err := trimLog(filepath.Join(cfg.Dir, LogFile), st.Step); err != nil {
-				return res, err
-			}
-		}
-	} else if _, err := os.Stat(filepath.Join(cfg.Dir, LatestFile)); err == nil {
-		return res, fmt.Errorf("train: %s already holds a run; resume it or choose another directory", cfg.Dir)
-	}
-	res.Step = st.Step
-	res.Loss, res.BestVal, res.BestValStep = st.Loss, st.BestVal, st.BestValStep
-	ps.ZeroGrad()
-	if dp {
-		if err := startTogether(comm, b, &st, pdata, m, v, n); err != nil {
-			return res, err
-		}
-	}
-
-	logw := bufio.NewWriter(io.Discard)
-	var logf *os.File
-	if root {
-		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-			return res, fmt.Errorf("train: %w", err)
-		}
-		// A fresh run starts a fresh log: a run killed before its first
-		// checkpoint leaves records that are no run's.
-		logFlags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-		if cfg.Resume == "" {
-			logFlags |= os.O_TRUNC
-		}
-		f, err := os.OpenFile(filepath.Join(cfg.Dir, LogFile), logFlags, 0o644)
-		if err != nil {
-			return res, fmt.Errorf("train: log: %w", err)
-		}
-		defer f.Close()
-		logf, logw = f, bufio.NewWriter(f)
-	}
-	defer logw.Flush()
-	enc := json.NewEncoder(logw)
-
-	tp := tensor.NewTape(b)
-	defer tp.Release()
-
-	end := cfg.Schedule.Steps
-	if cfg.StopAfter > 0 && cfg.StopAfter < end {
-		end = cfg.StopAfter
-	}
-	var bar *progress.Bar
-	if cfg.Progress {
-		bar = progress.New(out, cfg.Schedule.Steps, progress.Options{Unit: "steps"})
-		bar.Set(st.Step)
-	}
-	finishBar := func() {
-		if bar != nil {
-			bar.Exit()
-		}
-	}
-
-	hooks := &saveHooks{fs: cfg.fsys}
-	if cfg.SaveFault != nil {
-		hooks.after = func(stage string) error { return cfg.SaveFault(st.Step, stage) }
-	}
-	write := func() error {
-		if cfg.DataGuard != nil {
-			if err := cfg.DataGuard.Check(true); err != nil {
-				return fmt.Errorf("train: step %d: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
-			}
-		}
-		if !root {
-			return nil
-		}
-		// The log reaches the disk before the checkpoint does, so that
-		// the log of a run killed after it holds every record up to the
-		// checkpoint's step (resuming trims the ones after).
-		if err := logw.Flush(); err != nil {
-			return fmt.Errorf("train: step %d: log: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
-		}
-		if err := logf.Sync(); err != nil {
-			return fmt.Errorf("train: step %d: log: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
-		}
-		path, err := saveCheckpoint(cfg.Dir, st, params, tensor.ToHost(b, tensor.NewTensor(m, n)), tensor.ToHost(b, tensor.NewTensor(v, n)), b, cfg.Keep, hooks)
-		if err != nil {
-			return err
-		}
-		res.Checkpoint = path
-		return nil
-	}
-	// save writes a checkpoint (rank 0) after the ranks have checked
-	// that their weights agree; every rank learns whether it was written.
-	save := func() error {
-		if !dp {
-			return write()
-		}
-		if err := checkSameWeights(comm, b, pdata, n); err != nil {
-			return fmt.Errorf("train: step %d: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(res.Checkpoint))
-		}
-		err := write()
-		failed := []float32{0}
-		if err != nil {
-			failed[0] = 1
-		}
-		if cerr := comm.AllReduceSum(failed); cerr != nil && err == nil {
-			err = fmt.Errorf("train: step %d: %w; last checkpoint %s", st.Step, cerr, orNone(res.Checkpoint))
-		}
-		if err == nil && failed[0] != 0 {
-			err = fmt.Errorf("train: step %d: another rank could not write or check the checkpoint (its error says why); last checkpoint %s", st.Step, orNone(res.Checkpoint))
-		}
-		if err == nil && !root {
-			res.Checkpoint = filepath.Join(cfg.Dir, StepDirName(st.Step))
-		}
-		return err
-	}
-
-	// Validation runs on a tape of its own, so that it never releases the
-	// buffers of a recorded step.
-	vtp := tensor.NewTape(b)
-	defer vtp.Release()
-	var graph *graphStep
-	if capt, ok := b.(tensor.StepCapturer); ok && cfg.Graph {
-		graph = newGraphStep(capt, tp, cfg)
-		defer graph.release()
-	}
-
-	start := time.Now()
-	probes := &probeRunner{probes: cfg.Probes, zeroGrad: ps.ZeroGrad, enc: enc, start: start,
-		lastCkpt: func() string { return res.Checkpoint }}
-	if bar != nil {
-		probes.describe = bar.Describe
-	}
-	if cfg.Resume != "" {
-		// A probe of the checkpoint's step that has no record (interrupted
-		// there, or added on resume) runs now, on that step's weights.
-		missed, err := missingProbes(filepath.Join(cfg.Dir, LogFile), st.Step, cfg.Probes)
-		if err != nil {
-			return res, err
-		}
-		if _, err := probes.run(ctx, st.Step, missed); err != nil {
-			finishBar()
-			return res, err
-		}
-	}
-	lastLog, lastLogStep := start, st.Step
-	var (
-		red                  *reducer
-		commSince, commTotal time.Duration
-	)
-	if dp {
-		red = &reducer{comm: comm, b: b, grad: pgrad, n: n, device: cfg.ReduceOnDevice}
-	}
-	for st.Step < end {
-		if !dp && ctx.Err() != nil {
-			break
-		}
-		t := st.Step + 1
-		lr := cfg.Schedule.LR(t)
-
-		if err := cfg.Train.Next(in, tgt); err != nil {
-			finishBar()
-			return res, fmt.Errorf("train: step %d: batch: %w", t, err)
-		}
-		st.Data.Drawn++
-		if cfg.DataGuard != nil {
-			if err := cfg.DataGuard.Check(false); err != nil {
-				finishBar()
-				return res, fmt.Errorf("train: step %d: %w; the step was not taken, last checkpoint %s", t, err, orNone(res.Checkpoint))
-			}
-		}
-		var (
-			terms Terms
-			aux   Aux
-		)
-		if graph != nil {
-			if err := graph.step(in, tgt); err != nil {
-				finishBar()
-				return res, fmt.Errorf("train: step %d: %w", t, err)
-			}
-			terms, aux = graph.terms, graph.aux
-		} else {
-			tp.Reset()
-			x := tp.FromHost(in, cfg.Train.InputShape()...)
-			y := tp.FromHost(tgt, cfg.Train.TargetShape()...)
-			var pred *tensor.Tensor
-			pred, aux = cfg.Model.Forward(tp, x)
-			terms = cfg.Loss.Loss(tp, pred, y, aux)
-		}
-		vals := terms.Values(b)
-		var spar *sparSums
-		stop := false
-		if dp {
-			// Each rank's gradient reaches pgrad in the backward pass; the
-			// all-reduce replaces it, the loss terms and the SPAR
-			// statistics by their means over the ranks, and carries
-			// whether any rank was asked to stop (Ctrl-C), so that all
-			// stop after the same step.
-			if graph == nil {
-				tp.Backward(terms.Total)
-			}
-			t0 := time.Now()
-			var err error
-			vals, spar, stop, err = red.reduce(vals, aux.Stats, ctx.Err() != nil)
-			took := time.Since(t0)
-			commSince += took
-			commTotal += took
-			if err != nil {
-				finishBar()
-				return res, fmt.Errorf("train: step %d: %w; the run stopped, last checkpoint %s", t, err, orNone(res.Checkpoint))
-			}
-		}
-		if !vals.finite() {
-			finishBar()
-			return res, fmt.Errorf("train: step %d: loss is %g (mse %g, h1 %g, cbc %g); the weights diverged, last checkpoint %s",
-				t, vals.Total, vals.MSE, vals.H1, vals.CBC, orNone(res.Checkpoint))
-		}
-		if graph == nil && !dp {
-			tp.Backward(terms.Total)
-		}
-		b.AdamW(pdata, pgrad, m, v, n, tensor.AdamWHyper{
-			LR: lr, Beta1: cfg.Optim.Beta1, Beta2: cfg.Optim.Beta2, Eps: cfg.Optim.Eps,
-			WeightDecay: cfg.Optim.WeightDecay, Step: t,
-		})
-		ps.ZeroGrad()
-		st.Step, st.LR, st.Loss = t, lr, vals
-		res.Step, res.Loss = t, vals
-
-		if bar != nil {
-			bar.Describe(fmt.Sprintf("step %d loss %.3e mse %.3e h1 %.3e cbc %.3e lr %.2e", t, vals.Total, vals.MSE, vals.H1, vals.CBC, lr))
-			bar.Set(t)
-		}
-		if cfg.LogEvery > 0 && t%cfg.LogEvery == 0 {
-			now := time.Now()
-			rec := logRecord{Kind: "train", Step: t, LossValues: vals, LR: lr,
-				StepsPerS:  float64(t-lastLogStep) / now.Sub(lastLog).Seconds(),
-				ElapsedSec: now.Sub(start).Seconds()}
-			if spar == nil {
-				spar = sumSPAR(b, aux.Stats)
-			}
-			rec.Rho, rec.Contrast = spar.means()
-			if dp {
-				rec.AllReduceShare = commSince.Seconds() / now.Sub(lastLog).Seconds()
-				commSince = 0
-			}
-			if err := enc.Encode(rec); err != nil {
-				finishBar()
-				return res, fmt.Errorf("train: log: %w", err)
-			}
-			lastLog, lastLogStep = now, t
-		}
-		if cfg.Val != nil && len(cfg.Val.Batches) > 0 && ((cfg.ValEvery > 0 && t%cfg.ValEvery == 0) || t == cfg.Schedule.Steps) {
-			val, err := validate(vtp, cfg, comm)
-			if err != nil {
-				finishBar()
-				return res, fmt.Errorf("train: step %d: validation: %w; the run stopped, last checkpoint %s", t, err, orNone(res.Checkpoint))
-			}
-			if !val.finite() {
-				finishBar()
-				return res, fmt.Errorf("train: step %d: validation loss is %g (mse %g, h1 %g, cbc %g); the weights diverged on held-out data, last checkpoint %s",
-					t, val.Total, val.MSE, val.H1, val.CBC, orNone(res.Checkpoint))
-			}
-			res.Val = &val
-			if st.BestValStep == 0 || val.Total < st.BestVal {
-				st.BestVal, st.BestValStep = val.Total, t
-			}
-			res.BestVal, res.BestValStep = st.BestVal, st.BestValStep
-			if err := enc.Encode(logRecord{Kind: "val", Step: t, LossValues: val, LR: lr, ElapsedSec: time.Since(start).Seconds()}); err != nil {
-				finishBar()
-				return res, fmt.Errorf("train: log: %w", err)
-			}
-		}
-		// Probes before the checkpoint: the log holds their records when
-		// the checkpoint of this step exists, so a resume from it neither
-		// repeats nor loses them.
-		if _, err := probes.run(ctx, t, probes.due(t)); err != nil {
-			finishBar()
-			return res, err
-		}
-		if (cfg.CkptEvery > 0 && t%cfg.CkptEvery == 0) || t == cfg.Schedule.Steps {
-			if err := save(); err != nil {
-				finishBar()
-				return res, err
-			}
-		}
-		if stop {
-			break
-		}
-	}
-	res.Elapsed = time.Since(start)
-	res.ProbeTime = probes.spent
-	res.CommTime = commTotal
-	if done := st.Step - res.ResumedFrom; done > 0 {
-		res.StepsPerSec = float64(done) / res.Elapsed.Seconds()
-	}
-	finishBar()
-	if st.Step < cfg.Schedule.Steps {
-		// Interrupted (ctx) or stopped early (StopAfter): save where we are
-		// unless this step was just saved.
-		res.Interrupted = true
-		if res.Checkpoint == "" || res.Checkpoint != filepath.Join(cfg.Dir, StepDirName(st.Step)) {
-			if err := save(); err != nil {
-				return res, err
-			}
-		}
-	}
-	return res, nil
 }
 
 // validate returns the mean loss terms over the validation batches, with
@@ -735,5 +356,8 @@ func trimLog(path string, step int) error {
 	if len(kept) == len(raw) {
 		return nil
 	}
-	return writeAtomic(path, kept)
+	if err := atomicfile.WriteFile(path, kept, 0o644); err != nil {
+		return fmt.Errorf("train: log: %w", err)
+	}
+	return nil
 }

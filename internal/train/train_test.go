@@ -38,17 +38,17 @@ func tinyRun(dir string, steps int, threads int, initSeed uint64) (Config, *tiny
 }
 
 // readLog returns the records of a run's log.
-func readLog(t *testing.T, dir string) []logRecord {
+func readLog(t *testing.T, dir string) []LogRecord {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, LogFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var recs []logRecord
+	var recs []LogRecord
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r logRecord
+		var r LogRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("log line %q: %v", sc.Text(), err)
 		}
@@ -72,7 +72,7 @@ func TestRunLossFalls(t *testing.T) {
 		t.Fatalf("result %+v, want 60 steps, not interrupted, checkpoint step-60", res)
 	}
 	recs := readLog(t, dir)
-	var train []logRecord
+	var train []LogRecord
 	vals := 0
 	for _, r := range recs {
 		switch r.Kind {

@@ -39,8 +39,9 @@
 //
 // Writer streams: trajectory i is written (hyperslab [i, ...]) as soon as
 // it is produced, then flushed, then marked in uhno-written with its CRC
-// and flushed again. It writes to "<path>.tmp-<pid>" and Commit sets
-// "complete", fsyncs and renames the file to <path>; so <path> exists only
+// and flushed again. It writes to atomicfile.TempPath(<path>) and Commit
+// sets "complete" and publishes the file to <path> (atomicfile.Publish:
+// fsync, rename, fsync the directory); so <path> exists only
 // when complete. An interrupted run leaves the temporary file behind; the
 // next Create for the same path resumes it when its fingerprint matches,
 // keeping the trajectories whose CRC verifies, and deletes it otherwise.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"uhno/internal/data/h5/h5test"
+	"uhno/internal/testutil"
 )
 
 // TestReadPDEBenchLayouts reads files written the way PDEBench's h5py
@@ -157,15 +158,7 @@ func TestOpenBadFiles(t *testing.T) {
 				f.Close()
 				t.Fatalf("Open(%s) succeeded", tc.path)
 			}
-			msg := err.Error()
-			if strings.Contains(msg, "\n") {
-				t.Errorf("error spans lines: %q", msg)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("error %q lacks %q", msg, w)
-				}
-			}
+			testutil.ErrorSays(t, err, tc.want...)
 		})
 	}
 }

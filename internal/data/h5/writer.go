@@ -18,6 +18,8 @@ import (
 	"syscall"
 
 	"gonum.org/v1/hdf5"
+
+	"uhno/internal/atomicfile"
 )
 
 // Spec describes the contents of a file: the per-trajectory datasets, the
@@ -197,9 +199,11 @@ func chunkShape(shape []int) []uint {
 }
 
 // Writer writes one file trajectory by trajectory, so generation streams:
-// memory holds only the trajectory being written. It writes to
-// "<path>.tmp-<pid>" and renames that to path in Commit, after the
-// CompleteAttr attribute, so an interrupted run never leaves a file at path.
+// memory holds only the trajectory being written. It writes to the
+// temporary name atomicfile.TempPath(path) (".<name>.tmp-<pid>" beside
+// path) and publishes that to path in Commit (atomicfile.Publish: fsync,
+// rename, fsync the directory), after the CompleteAttr attribute, so an
+// interrupted run never leaves a file at path.
 // A later Create for the same path and Spec resumes a leftover temporary
 // file: trajectories whose CRC matches are kept (Done reports them) and the
 // rest are written again. A lock file "<path>.lock" (flock) keeps two
@@ -237,7 +241,7 @@ func Create(path string, spec Spec, n int) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("h5: create %s: %v", path, err)
 	}
-	w := &Writer{path: path, tmp: fmt.Sprintf("%s.tmp-%d", path, os.Getpid()), lock: lock, spec: spec, n: n, done: make([]bool, n)}
+	w := &Writer{path: path, tmp: atomicfile.TempPath(path), lock: lock, spec: spec, n: n, done: make([]bool, n)}
 	if err := w.start(); err != nil {
 		w.abort()
 		return nil, fmt.Errorf("h5: create %s: %v", path, err)
@@ -289,7 +293,9 @@ func count(done []bool) int {
 	return c
 }
 
-// leftovers lists "<path>.tmp-*" files in path's directory.
+// leftovers lists the temporary files of path in its directory:
+// ".<name>.tmp-*" (atomicfile.TempPath) and "<name>.tmp-*", the name
+// earlier versions used, so their interrupted files still resume.
 func leftovers(path string) []string {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -301,7 +307,7 @@ func leftovers(path string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), base+".tmp-") && e.Type().IsRegular() {
+		if (strings.HasPrefix(e.Name(), "."+base+".tmp-") || strings.HasPrefix(e.Name(), base+".tmp-")) && e.Type().IsRegular() {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
@@ -692,13 +698,9 @@ func (w *Writer) Commit() error {
 	if err := w.closeHandles(); err != nil {
 		return fmt.Errorf("h5: %s: closing: %v", w.tmp, err)
 	}
-	if err := syncPath(w.tmp); err != nil {
-		return fmt.Errorf("h5: %s: %v", w.tmp, err)
+	if err := atomicfile.Publish(w.tmp, w.path); err != nil {
+		return fmt.Errorf("h5: %w", err)
 	}
-	if err := os.Rename(w.tmp, w.path); err != nil {
-		return fmt.Errorf("h5: %v", err)
-	}
-	syncPath(filepath.Dir(w.path)) // best effort: some filesystems refuse directory fsync
 	w.closed = true
 	w.releaseLock()
 	return nil
@@ -774,15 +776,6 @@ func (w *Writer) closeHandles() error {
 		w.f = nil
 	}
 	return first
-}
-
-func syncPath(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // acquireLock takes an exclusive flock on name, creating it. The lock is

@@ -143,13 +143,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	checkFile(t, path, n)
-	if left := leftovers(path); len(left) != 0 {
-		t.Errorf("temporary files left: %v", left)
-	}
+	committed(t, w, path, n)
 	if _, err := os.Stat(path + ".lock"); err == nil {
 		t.Error("lock file left after Commit")
 	}
@@ -357,13 +351,7 @@ func TestWriterResume(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	checkFile(t, path, n)
-	if left := leftovers(path); len(left) != 0 {
-		t.Errorf("temporary files left: %v", left)
-	}
+	committed(t, w, path, n)
 
 	// A leftover written with other settings (another seed) is discarded.
 	path2 := filepath.Join(dir, "s.hdf5")
@@ -462,4 +450,17 @@ func TestWriterKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFile(t, path, 6)
+}
+
+// committed commits w and checks the file at path holds n intact
+// trajectories and that no temporary file is left.
+func committed(t *testing.T, w *Writer, path string, n int) {
+	t.Helper()
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, path, n)
+	if left := leftovers(path); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }

@@ -25,7 +25,7 @@ func TestBandEnergy(t *testing.T) {
 	if err := BandEnergy(path, "Burgers: local band energy", field, bands, steps, n, 0, 1, 0, 1); err != nil {
 		t.Fatal(err)
 	}
-	checkPNG(t, path, 2700, 600)
+	checkFigure(t, path, 2700, 600)
 
 	bad := bands
 	bad[1] = bad[1][1:]
@@ -37,5 +37,5 @@ func TestBandEnergy(t *testing.T) {
 	if err := BandEnergy(path, "", field, zero, steps, n, 0, 1, 0, 1); err != nil {
 		t.Fatal(err)
 	}
-	checkPNG(t, path, 2700, 600)
+	checkFigure(t, path, 2700, 600)
 }

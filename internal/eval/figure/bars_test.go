@@ -34,14 +34,7 @@ func TestBars(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "bars.png")
 			err := Bars(path, "degradation", "factor vs Full", tt.groups, tt.series, tt.ref)
-			if tt.wantErr != "" {
-				checkFailed(t, err, path, tt.wantErr)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPNG(t, path, 1200, 750)
+			checkOutcome(t, err, path, tt.wantErr, 1200, 750)
 		})
 	}
 }

@@ -59,14 +59,7 @@ func TestCurves(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "curves.png")
 			err := Curves(path, "error growth", "step", "relative L2", tt.logY, tt.series)
-			if tt.wantErr != "" {
-				checkFailed(t, err, path, tt.wantErr)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPNG(t, path, 1200, 750)
+			checkOutcome(t, err, path, tt.wantErr, 1200, 750)
 		})
 	}
 }

@@ -47,14 +47,9 @@ func TestSpaceTime(t *testing.T) {
 			tt.mod(&a)
 			path := filepath.Join(t.TempDir(), "spacetime.png")
 			err := SpaceTime(path, "Burgers", a.truth, a.pred, a.steps, a.n, a.x0, a.x1, a.t0, a.t1)
-			if tt.wantErr != "" {
-				checkFailed(t, err, path, tt.wantErr)
+			if !checkOutcome(t, err, path, tt.wantErr, 2025, 600) {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPNG(t, path, 2025, 600)
 			if got := countColour(t, path, nanGreen) > 0; got != tt.wantNaN {
 				t.Errorf("non-finite colour drawn: %v, want %v", got, tt.wantNaN)
 			}
@@ -106,14 +101,9 @@ func TestSnapshots(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "snapshots.png")
 			err := Snapshots(path, "Navier-Stokes", tt.truth, tt.pred, tt.labels, tt.nx, tt.ny)
-			if tt.wantErr != "" {
-				checkFailed(t, err, path, tt.wantErr)
+			if !checkOutcome(t, err, path, tt.wantErr, 2025, tt.wantH) {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPNG(t, path, 2025, tt.wantH)
 			if got := countColour(t, path, nanGreen) > 0; got != tt.wantNaN {
 				t.Errorf("non-finite colour drawn: %v, want %v", got, tt.wantNaN)
 			}

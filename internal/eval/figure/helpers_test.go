@@ -3,34 +3,40 @@ package figure
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"uhno/internal/testutil"
 )
 
 // nanGreen is the colour non-finite values are drawn in (scale.nan).
 var nanGreen = color.RGBA{R: 0, G: 170, B: 0, A: 255}
 
-// checkPNG asserts that path is a non-empty PNG of w×h pixels and that it
+// checkFigure asserts that path is a non-empty PNG of w×h pixels and that it
 // is the only entry of its directory (no temporary file left behind).
-func checkPNG(t *testing.T, path string, w, h int) {
+func checkFigure(t *testing.T, path string, w, h int) {
 	t.Helper()
-	f, err := os.Open(path)
+	testutil.CheckPNG(t, path, w, h)
+	onlyEntries(t, filepath.Dir(path), filepath.Base(path))
+}
+
+// checkOutcome asserts a table case's outcome: with wantErr the failure
+// checkFailed describes, else a w×h figure at path (checkFigure). It
+// reports whether a figure was drawn, for checks of what it shows.
+func checkOutcome(t *testing.T, err error, path, wantErr string, w, h int) (drawn bool) {
+	t.Helper()
+	if wantErr != "" {
+		checkFailed(t, err, path, wantErr)
+		return false
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if cfg.Width != w || cfg.Height != h {
-		t.Errorf("%s: %d×%d pixels, want %d×%d", path, cfg.Width, cfg.Height, w, h)
-	}
-	onlyEntries(t, filepath.Dir(path), filepath.Base(path))
+	checkFigure(t, path, w, h)
+	return true
 }
 
 // checkFailed asserts that err is an error naming path and containing
@@ -68,15 +74,7 @@ func onlyEntries(t *testing.T, dir string, names ...string) {
 // countColour returns how many pixels of the PNG at path are exactly c.
 func countColour(t *testing.T, path string, c color.RGBA) int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testutil.ReadPNG(t, path)
 	n := 0
 	if rgba, ok := img.(*image.RGBA); ok { // what the encoder's RGB comes back as
 		for i := 0; i+3 < len(rgba.Pix); i += 4 {

@@ -48,14 +48,7 @@ func TestLinePanels(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "panels.png")
 			err := LinePanels(path, "training dynamics", tt.cols, tt.panels)
-			if tt.wantErr != "" {
-				checkFailed(t, err, path, tt.wantErr)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPNG(t, path, tt.w, tt.h)
+			checkOutcome(t, err, path, tt.wantErr, tt.w, tt.h)
 		})
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -13,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"uhno/internal/atomicfile"
 )
 
 // dpi is the output resolution: 150 dots per inch, enough for a shock
@@ -53,39 +53,18 @@ func paintSafely(img *vgimg.Canvas, paint func(c draw.Canvas)) (err error) {
 	return nil
 }
 
-// writeAtomic writes w's bytes to a temporary file in path's directory,
-// syncs it and renames it over path, so readers never see a partial
-// figure; on failure the temporary file is removed.
+// writeAtomic writes w's bytes to path through atomicfile, so readers
+// never see a partial figure; on failure the temporary file is removed.
 func writeAtomic(path string, w io.WriterTo) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
+	defer f.Abort()
 	if _, err := w.WriteTo(f); err != nil {
 		return fmt.Errorf("writing PNG: %w", err)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	done = true
-	return nil
+	return f.Commit()
 }
 
 // wrap prefixes err with the package and the figure's path; nil stays nil.
