@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 )
@@ -105,7 +106,7 @@ func doctorVerdict(gpuErr error) error {
 	if gpuErr == nil {
 		return nil
 	}
-	return fmt.Errorf("doctor: the GPU backend is not usable: %s", oneLine(gpuErr.Error()))
+	return fmt.Errorf("doctor: the GPU backend is not usable: %s", experiment.OneLine(gpuErr.Error()))
 }
 
 // versionLine describes the version and what the Go toolchain recorded
