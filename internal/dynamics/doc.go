@@ -7,7 +7,7 @@
 // # Recording
 //
 // NewProbe returns a train.Probe that `uhno train` runs every
-// --dynamics-every steps (the paper's 200; cmd/uhno/dynamics.go): the
+// --dynamics-every steps (the paper's 200; internal/experiment/dynamics.go): the
 // model being trained is rolled out with eval.Rollout on the first
 // --dynamics-trajectories (128) test trajectories of the run's split for
 // the task's rollout length, with the normalisation, the physical units,
