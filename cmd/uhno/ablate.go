@@ -6,47 +6,20 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
+	"uhno/internal/experiment"
 )
 
-// ablateOptions are the inputs of `uhno ablate`.
-type ablateOptions struct {
-	Out, Err io.Writer
-	Task     string
-	Modes    string // "A-I", "A,C,F-H", "all"
-	Sweep    string // key=v1,v2,...
-	Dir      string
-	// The flags of uhno train that shape a run, applied to every entry.
-	Sets      []string
-	Steps     int
-	Warmup    int
-	WarmupSet bool
-	Batch     int
-	Params    string
-	DataDir   string
-	Threads   int
-	Quiet     bool
-	// Evaluation.
-	Rollout   int
-	Limit     int
-	Resamples int
-	Seed      uint64
-	// LogEvery, ValEvery and CkptEvery are uhno train's run-control flags.
-	LogEvery, ValEvery, CkptEvery int
-	// DynamicsEvery is uhno train's --dynamics-every for every run.
-	DynamicsEvery int
-
-	changed func(name string) bool
-}
+// ablateOptions are the inputs of `uhno ablate`, bound to its flags.
+type ablateOptions = experiment.AblateOptions
 
 func newAblateCmd(out, errOut io.Writer, runF func(context.Context, *ablateOptions) error) *cobra.Command {
-	opts := &ablateOptions{Out: out, Err: errOut}
+	opts := &ablateOptions{Env: env(out, errOut)}
 	cmd := &cobra.Command{
 		Use:   "ablate [--task NAME] [--modes A-I] [--sweep key=v1,v2,...] [--steps N] [--params 0.62M] [--out DIR]",
 		Short: "Train and evaluate the paper's ablation modes (or a sweep of one setting) under one schedule",
@@ -84,8 +57,8 @@ overwritten.`,
   uhno ablate --sweep spar.rho0=0.1,0.3,0.5,0.7 --steps 2000 --params 0.62M`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.changed = cmd.Flags().Changed
 			opts.WarmupSet = cmd.Flags().Changed("warmup")
+			opts.DynamicsSet = cmd.Flags().Changed("dynamics-every")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -121,31 +94,25 @@ overwritten.`,
 // flags: they are checked as train's, and --steps without --warmup
 // scales the warm-up once.
 func ablateRun(ctx context.Context, opts *ablateOptions) error {
-	base := trainOptions{Out: opts.Out, Err: opts.Err, Model: "uhno", Steps: opts.Steps, Warmup: opts.Warmup,
-		WarmupSet: opts.WarmupSet, Batch: opts.Batch, Params: opts.Params, DataDir: opts.DataDir, Threads: opts.Threads,
-		Quiet: opts.Quiet, Graph: true, LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
-		Keep: 2, ValPairs: 256, Load: loadRequest{Task: opts.Task, Sets: opts.Sets},
-		DynamicsEvery: opts.DynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories}
-	dynSet := opts.changed != nil && opts.changed("dynamics-every")
-	if dynSet {
-		base.changed = func(name string) bool { return name == "dynamics-every" }
+	base := trainOptions{TrainOptions: experiment.TrainOptions{Env: opts.Env, Model: "uhno", Steps: opts.Steps, Params: opts.Params,
+		DataDir: opts.DataDir, Threads: opts.Threads, Quiet: opts.Quiet, Graph: true, LogEvery: opts.LogEvery, ValEvery: opts.ValEvery,
+		CkptEvery: opts.CkptEvery, Keep: 2, ValPairs: 256, DynamicsEvery: opts.DynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories},
+		Warmup: opts.Warmup, WarmupSet: opts.WarmupSet, Batch: opts.Batch, Load: loadRequest{Task: opts.Task, Sets: opts.Sets}}
+	if opts.DynamicsSet {
+		base.Changed = func(name string) bool { return name == "dynamics-every" }
 	}
-	return experiment.Ablate(ctx, &experiment.AblateOptions{Env: env(opts.Out, opts.Err),
-		Prepare: func() error {
-			if err := checkTrainFlags(&base); err != nil {
-				return fmt.Errorf("ablate: %w", err)
-			}
-			return scaleWarmup(&base)
-		},
-		Configure: func(mode string, sets []string) (config.Config, error) {
-			o := base
-			o.Mode = mode
-			o.Load.Sets = append(slices.Clone(base.Load.Sets), sets...)
-			return loadConfig(trainLoad(&o))
-		},
-		Task: opts.Task, Modes: opts.Modes, Sweep: opts.Sweep, Dir: opts.Dir, Sets: opts.Sets, Steps: opts.Steps,
-		Warmup: opts.Warmup, WarmupSet: opts.WarmupSet, Batch: opts.Batch, Params: opts.Params, DataDir: opts.DataDir,
-		Threads: opts.Threads, Quiet: opts.Quiet, Rollout: opts.Rollout, Limit: opts.Limit, Resamples: opts.Resamples,
-		Seed: opts.Seed, LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
-		DynamicsEvery: opts.DynamicsEvery, DynamicsSet: dynSet})
+	o := *opts
+	o.Prepare = func() error {
+		if err := checkTrainFlags(&base); err != nil {
+			return fmt.Errorf("ablate: %w", err)
+		}
+		return scaleWarmup(&base)
+	}
+	o.Configure = func(mode string, sets []string) (config.Config, error) {
+		c := base
+		c.Mode = mode
+		c.Load.Sets = append(slices.Clone(base.Load.Sets), sets...)
+		return loadConfig(trainLoad(&c))
+	}
+	return experiment.Ablate(ctx, &o)
 }

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"uhno/internal/experiment"
 
 	"gorgonia.org/cu"
 
 	"uhno/internal/cuda"
 	"uhno/internal/cuda/cufft"
+	"uhno/internal/experiment"
 	"uhno/internal/tensor"
 )
 

@@ -5,9 +5,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"uhno/internal/experiment"
 
 	"uhno/internal/cuda"
+	"uhno/internal/experiment"
 	"uhno/internal/tensor"
 )
 

@@ -5,35 +5,21 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/experiment"
 )
 
-// benchOptions are the inputs of `uhno bench`.
-type benchOptions struct {
-	Out, Err io.Writer
-
-	Preset string
-	Task   string
-	Model  string // "", uhno or fno
-	Mode   string // "", full or A..I
-	Params string // U-HNO parameter budget, "0.62M"
-	Batch  int
-	Grid   int // points per spatial axis
-	// Repeats and Warmup are the timed and discarded iterations.
-	Repeats, Warmup int
-	Threads         int
-	JSON            string // file, "-" for stdout, "" for none
-	Quiet           bool
-}
+// benchOptions are the inputs of `uhno bench`, bound to its flags.
+type benchOptions = experiment.BenchOptions
 
 // newBenchCmd returns the `uhno bench` command; runF replaces benchRun in
 // tests.
 func newBenchCmd(out, errOut io.Writer, runF func(context.Context, *benchOptions) error) *cobra.Command {
-	opts := &benchOptions{Out: out, Err: errOut}
+	opts := &benchOptions{Env: env(out, errOut),
+		Configure: func(task string) (config.Config, error) { return loadConfig(loadRequest{Task: task}) }}
 	var presets strings.Builder
 	for _, p := range experiment.BenchPresets() {
 		fmt.Fprintf(&presets, "  %-10s %s\n", p.Name, p.About)
@@ -95,9 +81,4 @@ and the table to stderr).`,
 }
 
 // benchRun hands the measurement to experiment.Bench.
-func benchRun(ctx context.Context, opts *benchOptions) error {
-	return experiment.Bench(ctx, &experiment.BenchOptions{Env: env(opts.Out, opts.Err),
-		Configure: func(task string) (config.Config, error) { return loadConfig(loadRequest{Task: task}) },
-		Preset:    opts.Preset, Task: opts.Task, Model: opts.Model, Mode: opts.Mode, Params: opts.Params, Batch: opts.Batch,
-		Grid: opts.Grid, Repeats: opts.Repeats, Warmup: opts.Warmup, Threads: opts.Threads, JSON: opts.JSON, Quiet: opts.Quiet})
-}
+func benchRun(ctx context.Context, opts *benchOptions) error { return experiment.Bench(ctx, opts) }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
 	"uhno/internal/bench"
 	"uhno/internal/model"
 )

@@ -11,9 +11,10 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
+
+	"uhno/internal/experiment"
 )
 
 // nvidiaProcFile is where the NVIDIA kernel driver reports its version.

@@ -3,35 +3,18 @@ package main
 import (
 	"context"
 	"io"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/eval"
+	"uhno/internal/experiment"
 )
 
-// evalOptions are the inputs of `uhno eval`.
-type evalOptions struct {
-	Out, Err    io.Writer
-	Task        string
-	Checkpoints []string
-	Rollout     int // steps (0: the task's data.rollout)
-	HorizonMult int
-	Dir         string
-	DataDir     string
-	Threads     int
-	Batch       int
-	Limit       int // test trajectories evaluated (0: all)
-	Resamples   int
-	Seed        uint64
-	Quiet       bool
-	NoFigures   bool
-
-	changed func(name string) bool
-}
+// evalOptions are the inputs of `uhno eval`, bound to its flags.
+type evalOptions = experiment.EvalOptions
 
 func newEvalCmd(out, errOut io.Writer, runF func(context.Context, *evalOptions) error) *cobra.Command {
-	opts := &evalOptions{Out: out, Err: errOut}
+	opts := &evalOptions{Env: env(out, errOut)}
 	cmd := &cobra.Command{
 		Use:   "eval [--checkpoint DIR ...] [--task NAME] [--rollout N] [--horizon-mult M] [--out DIR]",
 		Short: "Roll trained models out on the test trajectories and report the paper's metrics",
@@ -65,7 +48,7 @@ training).`,
   uhno eval --task ns2d --checkpoint runs/ns2d-uhno --horizon-mult 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.changed = cmd.Flags().Changed
+			opts.Changed = cmd.Flags().Changed
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -90,9 +73,4 @@ training).`,
 }
 
 // evalRun hands the evaluation to experiment.Eval.
-func evalRun(ctx context.Context, opts *evalOptions) error {
-	return experiment.Eval(ctx, &experiment.EvalOptions{Env: env(opts.Out, opts.Err), Task: opts.Task, Checkpoints: opts.Checkpoints,
-		Rollout: opts.Rollout, HorizonMult: opts.HorizonMult, Dir: opts.Dir, DataDir: opts.DataDir, Threads: opts.Threads,
-		Batch: opts.Batch, Limit: opts.Limit, Resamples: opts.Resamples, Seed: opts.Seed, Quiet: opts.Quiet, NoFigures: opts.NoFigures,
-		Changed: opts.changed})
-}
+func evalRun(ctx context.Context, opts *evalOptions) error { return experiment.Eval(ctx, opts) }

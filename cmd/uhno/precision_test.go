@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"uhno/internal/experiment"
 
+	"uhno/internal/experiment"
 	"uhno/internal/train"
 )
 

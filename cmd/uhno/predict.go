@@ -5,32 +5,18 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/eval"
+	"uhno/internal/experiment"
 )
 
-// predictOptions are the inputs of `uhno predict`.
-type predictOptions struct {
-	Out, Err   io.Writer
-	Checkpoint string
-	Input      string
-	Dataset    string
-	Steps      int // 0: the run's data.rollout
-	Output     string
-	Batch      int
-	Threads    int
-	Reference  string
-	TestSplit  bool
-	Resamples  int
-	Seed       uint64
-	Quiet      bool
-}
+// predictOptions are the inputs of `uhno predict`, bound to its flags.
+type predictOptions = experiment.PredictOptions
 
 func newPredictCmd(out, errOut io.Writer, runF func(context.Context, *predictOptions) error) *cobra.Command {
-	opts := &predictOptions{Out: out, Err: errOut}
+	opts := &predictOptions{Env: env(out, errOut)}
 	cmd := &cobra.Command{
 		Use:   "predict --checkpoint RUN --input FILE [--dataset NAME] [--steps N] [--out FILE]",
 		Short: "Roll a trained model out from your own initial conditions (HDF5 or .npy)",
@@ -114,13 +100,13 @@ func defaultPredictOut(input string) string {
 	return strings.TrimSuffix(filepath.Base(input), filepath.Ext(input)) + "_predict" + ext
 }
 
-// predictRun hands the run to experiment.Predict.
+// predictRun hands the run to experiment.Predict, with the default
+// output file when --out is not given.
 func predictRun(ctx context.Context, opts *predictOptions) error {
-	out := opts.Output
-	if out == "" {
-		out = defaultPredictOut(opts.Input)
+	if opts.Output == "" && opts.Input != "" {
+		o := *opts
+		o.Output = defaultPredictOut(opts.Input)
+		opts = &o
 	}
-	return experiment.Predict(ctx, &experiment.PredictOptions{Env: env(opts.Out, opts.Err), Checkpoint: opts.Checkpoint,
-		Input: opts.Input, Dataset: opts.Dataset, Steps: opts.Steps, Output: out, Batch: opts.Batch, Threads: opts.Threads,
-		Reference: opts.Reference, TestSplit: opts.TestSplit, Resamples: opts.Resamples, Seed: opts.Seed, Quiet: opts.Quiet})
+	return experiment.Predict(ctx, opts)
 }

@@ -6,10 +6,10 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 
+	"uhno/internal/experiment"
 	"uhno/internal/report"
 )
 

@@ -7,11 +7,11 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/experiment"
 )
 
 // run executes the command line args and returns the process exit code:

@@ -7,68 +7,37 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-	"uhno/internal/experiment"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
 	"uhno/internal/dist"
 	"uhno/internal/dynamics"
+	"uhno/internal/experiment"
 	"uhno/internal/model"
-	"uhno/internal/train"
 )
 
-// trainOptions are the inputs of `uhno train`.
+// trainOptions are the inputs of `uhno train`: experiment.TrainOptions
+// bound to its flags, and the flags that become configuration keys
+// (--config, --set, --mode, --warmup, --batch; trainLoad) or that stop
+// before training (--dry-run).
 type trainOptions struct {
-	Out, Err io.Writer
-	Load     loadRequest
-
-	Model  string // uhno, fno or additive
+	experiment.TrainOptions
+	Load   loadRequest
 	Mode   string // full, A..I
-	Steps  int
 	Warmup int
 	// WarmupSet records that --warmup was given (0 is a valid value).
 	WarmupSet bool
 	Batch     int
-	Params    string // parameter budget, "0.62M"
-	Width     int    // FNO width override
-	Dir       string // run directory
-	Resume    string
-	DataDir   string
-	Threads   int
-	Quiet     bool
-	// Graph replays the training step as a CUDA graph where the backend
-	// can record one (the GPU build); the CPU ignores it.
-	Graph bool
-	// StopAfter ends the run after this step with a checkpoint, as Ctrl-C
-	// would (0: run to the end).
-	StopAfter int
 	// DryRun builds the model and prints the plan without touching data.
 	DryRun bool
-	// Precision is --precision: bf16, fp32, or "" for the task's default
-	// (precision.go).
-	Precision string
-
-	LogEvery, ValEvery, CkptEvery, Keep, ValPairs int
-	// DynamicsEvery and DynamicsTrajs set the training-dynamics probe
-	// (dynamicsProbe): its interval in steps (0: off) and the number of
-	// test trajectories it rolls out.
-	DynamicsEvery, DynamicsTrajs int
-	// DistTimeout bounds each collective of a data-parallel run
-	// (dist.Options.Timeout).
-	DistTimeout time.Duration
-
-	// changed records which flags were given (resume refuses most).
-	changed func(name string) bool
 }
 
 // newTrainCmd returns the `uhno train` command; runF replaces trainRun in
 // tests.
 func newTrainCmd(out, errOut io.Writer, runF func(context.Context, *trainOptions) error) *cobra.Command {
-	opts := &trainOptions{Out: out, Err: errOut}
+	opts := &trainOptions{TrainOptions: experiment.TrainOptions{Env: env(out, errOut)}}
 	cmd := &cobra.Command{
 		Use:   "train --task NAME [--model uhno|fno] [--mode A..I] [--steps N] [--batch B] [--out DIR] [--resume DIR] [--params 0.62M]",
 		Short: "Train U-HNO (any ablation mode) or one of the seven baselines on a task",
@@ -118,7 +87,7 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
   uhno train --resume runs/burgers-uhno`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.changed = cmd.Flags().Changed
+			opts.Changed = cmd.Flags().Changed
 			opts.WarmupSet = cmd.Flags().Changed("warmup")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -157,51 +126,6 @@ docs/DESIGN.md). FNO's width is matched to U-HNO's parameter count within
 	return cmd
 }
 
-// crashEnv names the fault-injection variable of `uhno train`, for tests:
-// UHNO_TEST_CRASH_IN_CHECKPOINT=STAGE[@STEP] makes the process kill itself
-// with SIGKILL (no clean-up, as a power cut or the OOM killer would) when
-// a checkpoint save reaches STAGE (train.SaveStages: mid-weights,
-// after-weights, after-optimizer, after-state, before-rename,
-// before-latest, before-prune), in the checkpoint of step STEP or, without
-// @STEP, in the first checkpoint this process writes. The crash tests use
-// it to show that `latest` always names a complete checkpoint and that a
-// resume continues bit for bit. Not for normal use.
-const crashEnv = "UHNO_TEST_CRASH_IN_CHECKPOINT"
-
-// crashHook returns the train.Config.SaveFault that crashEnv's value spec
-// asks for (nil for an empty spec), or a one-line error for a bad spec.
-func crashHook(spec string) (func(step int, stage string) error, error) {
-	if spec == "" {
-		return nil, nil
-	}
-	stage, stepText, hasStep := strings.Cut(spec, "@")
-	step := 0
-	bad := func() error {
-		return fmt.Errorf("train: %s=%q: want STAGE[@STEP] with STAGE one of %s and STEP a positive step",
-			crashEnv, spec, strings.Join(train.SaveStages(), ", "))
-	}
-	if !slices.Contains(train.SaveStages(), stage) {
-		return nil, bad()
-	}
-	if hasStep {
-		n, err := strconv.Atoi(stepText)
-		if err != nil || n < 1 {
-			return nil, bad()
-		}
-		step = n
-	}
-	return func(at int, s string) error {
-		if s != stage || (step != 0 && at != step) {
-			return nil
-		}
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			p.Kill() // SIGKILL: the process ends here
-		}
-		time.Sleep(time.Minute)
-		return fmt.Errorf("train: %s: the process survived SIGKILL", crashEnv)
-	}, nil
-}
-
 // checkTrainFlags rejects flag combinations that cannot work.
 func checkTrainFlags(opts *trainOptions) error {
 	if !slices.Contains(model.Names(), opts.Model) {
@@ -214,7 +138,7 @@ func checkTrainFlags(opts *trainOptions) error {
 		return fmt.Errorf("train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1")
 	}
 	// 0 where no flag was parsed (ablate's runs): dist.DefaultTimeout.
-	if opts.DistTimeout < 0 || (opts.DistTimeout == 0 && opts.changed != nil && opts.changed("dist-timeout")) {
+	if opts.DistTimeout < 0 || (opts.DistTimeout == 0 && opts.Changed != nil && opts.Changed("dist-timeout")) {
 		return fmt.Errorf("train: --dist-timeout %s: want a positive duration such as 5m", opts.DistTimeout)
 	}
 	if opts.DynamicsEvery < 0 || opts.DynamicsTrajs < 1 {
@@ -227,7 +151,7 @@ func checkTrainFlags(opts *trainOptions) error {
 		// The checkpoint holds the settings; changing them would not
 		// continue the same run.
 		for _, name := range []string{"config", "set", "model", "mode", "warmup", "batch", "params", "width", "val-pairs"} {
-			if opts.changed != nil && opts.changed(name) {
+			if opts.Changed != nil && opts.Changed(name) {
 				return fmt.Errorf("train: --%s cannot be combined with --resume: a resumed run keeps the settings of its checkpoint", name)
 			}
 		}
@@ -306,27 +230,21 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 	if opts.DryRun {
 		return trainDryRun(opts)
 	}
-	saveFault, err := crashHook(os.Getenv(crashEnv))
+	saveFault, err := experiment.CrashHook(os.Getenv(experiment.CrashEnv))
 	if err != nil {
 		return err
 	}
-	return experiment.Train(ctx, &experiment.TrainOptions{
-		Env: env(opts.Out, opts.Err),
-		Configure: func(errOut io.Writer) (config.Config, error) {
-			o := *opts
-			o.Err = errOut
-			if err := scaleWarmup(&o); err != nil {
-				return config.Config{}, err
-			}
-			return loadConfig(trainLoad(&o))
-		},
-		Task: opts.Load.Task, Model: opts.Model, Steps: opts.Steps, Params: opts.Params, Width: opts.Width,
-		Dir: opts.Dir, Resume: opts.Resume, DataDir: opts.DataDir, Threads: opts.Threads, Quiet: opts.Quiet,
-		Graph: opts.Graph, StopAfter: opts.StopAfter, Precision: opts.Precision,
-		LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: opts.Keep, ValPairs: opts.ValPairs,
-		DynamicsEvery: opts.DynamicsEvery, DynamicsTrajs: opts.DynamicsTrajs, DistTimeout: opts.DistTimeout,
-		SaveFault: saveFault, Changed: opts.changed,
-	})
+	o := opts.TrainOptions
+	o.Task, o.SaveFault = opts.Load.Task, saveFault
+	o.Configure = func(errOut io.Writer) (config.Config, error) {
+		c := *opts
+		c.Err = errOut
+		if err := scaleWarmup(&c); err != nil {
+			return config.Config{}, err
+		}
+		return loadConfig(trainLoad(&c))
+	}
+	return experiment.Train(ctx, &o)
 }
 
 // trainDryRun is `uhno train --dry-run`: the configuration of a new run,

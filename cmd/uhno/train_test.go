@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"uhno/internal/model"
 
+	"uhno/internal/model"
 	"uhno/internal/train"
 )
 

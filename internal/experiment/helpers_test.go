@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
-	"uhno/configs"
 	"uhno/internal/config"
+	"uhno/internal/config/configtest"
 	"uhno/internal/cpu"
 	"uhno/internal/dynamics"
 	"uhno/internal/tensor"
@@ -24,35 +22,15 @@ var tinySets = []string{"data.train_trajectories=3", "data.test_trajectories=1",
 	"optim.warmup=1", "optim.batch=4"}
 
 // taskConfig is task's built-in configuration with sets (key=value, as
-// --set gives them) applied and validated: what cmd/uhno's loader gives
-// without a file or the environment.
+// --set gives them) applied and validated (configtest.Builtin).
 func taskConfig(t testing.TB, task string, sets ...string) config.Config {
 	t.Helper()
-	raw, err := configs.Read(task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var builtin map[string]any
-	if err := yaml.Unmarshal(raw, &builtin); err != nil {
-		t.Fatal(err)
-	}
-	var c config.Config
-	if err := config.Apply(&c, builtin, "built-in"); err != nil {
-		t.Fatal(err)
-	}
 	vals := map[string]any{}
 	for _, s := range sets {
 		k, v, _ := strings.Cut(s, "=")
 		vals[k] = v
 	}
-	if err := config.Apply(&c, vals, "--set"); err != nil {
-		t.Fatal(err)
-	}
-	c.Task = task
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return configtest.Builtin(t, task, vals)
 }
 
 // cpuBackend opens the CPU backend, as the CPU build of cmd/uhno does.
