@@ -46,7 +46,7 @@ type BuildRecord struct {
 // A resumed run therefore keeps them unless the resume command line gives
 // the flag, which then wins (and is recorded from then on), with one line
 // saying so. Every other setting stays refused on resume
-// (checkTrainFlags): --batch, --params, --set and the like change the
+// (cmd/uhno refuses the flags): --batch, --params, --set and the like change the
 // math, and --val-pairs changes the validation set whose best value the
 // run tracks. --stop-after, --out, --data, --quiet and --dist-timeout are
 // not recorded: they belong to one invocation (where to stop this time,

@@ -169,7 +169,7 @@ func Train(ctx context.Context, opts *TrainOptions) error {
 	return nil
 }
 
-// trainRunComm is trainRun as one rank of comm (alone when its size is
+// trainRunComm is Train as one rank of comm (alone when its size is
 // 1).
 func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launch dist.Launch, saveFault func(int, string) error) error {
 	var (
