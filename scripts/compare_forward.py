@@ -50,7 +50,7 @@ def main():
     x = torch.from_numpy(np.fromfile(d + "/input.f32", dtype=np.float32).reshape(meta["input_shape"]))
     ours = np.fromfile(d + "/output.f32", dtype=np.float32).reshape(meta["output_shape"])
     w = read_safetensors(meta["weights"])
-    s = meta["fno"] or meta["uhno"]
+    s = meta.get("fno") or meta.get("uhno")
     if meta["model"] == "fno":
         m = U.FNO(s["Dim"], s["InChannels"], s["OutChannels"], s["Width"], s["K0"], n_blocks=s["Blocks"], proj_hidden=s["ProjHidden"])
     else:

@@ -15,6 +15,7 @@ import (
 
 	"uhno/internal/cuda"
 	"uhno/internal/cuda/cufft"
+	"uhno/internal/experiment"
 	"uhno/internal/tensor"
 )
 
@@ -45,7 +46,7 @@ func newBackend(int) (tensor.Backend, func() error, error) {
 	b, err := cuda.New(gpuOrdinal)
 	if err != nil {
 		runtime.UnlockOSThread()
-		return nil, nil, fmt.Errorf("opening GPU %d: %s", gpuOrdinal, oneLine(err.Error()))
+		return nil, nil, fmt.Errorf("opening GPU %d: %s", gpuOrdinal, experiment.OneLine(err.Error()))
 	}
 	closed := false
 	return b, func() error {
@@ -55,7 +56,7 @@ func newBackend(int) (tensor.Backend, func() error, error) {
 		closed = true
 		defer runtime.UnlockOSThread()
 		if err := b.Close(); err != nil {
-			return fmt.Errorf("closing GPU %d: %s", gpuOrdinal, oneLine(err.Error()))
+			return fmt.Errorf("closing GPU %d: %s", gpuOrdinal, experiment.OneLine(err.Error()))
 		}
 		return nil
 	}, nil
@@ -96,7 +97,7 @@ func firstErr(errs ...error) error {
 func gpuLine() (string, error) {
 	n, err := cu.NumDevices()
 	if err != nil {
-		msg := "cannot count devices: " + oneLine(err.Error())
+		msg := "cannot count devices: " + experiment.OneLine(err.Error())
 		return msg, errors.New(msg)
 	}
 	if n <= gpuOrdinal {
@@ -106,22 +107,22 @@ func gpuLine() (string, error) {
 	dev := cu.Device(gpuOrdinal)
 	name, err := dev.Name()
 	if err != nil {
-		msg := fmt.Sprintf("device %d: name: %s", gpuOrdinal, oneLine(err.Error()))
+		msg := fmt.Sprintf("device %d: name: %s", gpuOrdinal, experiment.OneLine(err.Error()))
 		return msg, errors.New(msg)
 	}
 	mem, err := dev.TotalMem()
 	if err != nil {
-		msg := fmt.Sprintf("%s: memory: %s", name, oneLine(err.Error()))
+		msg := fmt.Sprintf("%s: memory: %s", name, experiment.OneLine(err.Error()))
 		return msg, errors.New(msg)
 	}
 	major, err := dev.Attribute(cu.ComputeCapabilityMajor)
 	if err != nil {
-		msg := fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+		msg := fmt.Sprintf("%s: compute capability: %s", name, experiment.OneLine(err.Error()))
 		return msg, errors.New(msg)
 	}
 	minor, err := dev.Attribute(cu.ComputeCapabilityMinor)
 	if err != nil {
-		msg := fmt.Sprintf("%s: compute capability: %s", name, oneLine(err.Error()))
+		msg := fmt.Sprintf("%s: compute capability: %s", name, experiment.OneLine(err.Error()))
 		return msg, errors.New(msg)
 	}
 	return fmt.Sprintf("%s, %.1f GiB, compute capability %d.%d (device %d of %d, the one uhno-cuda uses)",
@@ -172,7 +173,7 @@ func isVersion(s string) bool {
 func cufftLine(p hostProbe) (string, error) {
 	lib, err := cufft.Load()
 	if err != nil {
-		return oneLine(err.Error()), err
+		return experiment.OneLine(err.Error()), err
 	}
 	path := lib.Path()
 	if maps, err := p.ReadFile("/proc/self/maps"); err == nil {
@@ -186,7 +187,7 @@ func cufftLine(p hostProbe) (string, error) {
 	}
 	v, err := lib.Version()
 	if err != nil {
-		return path + ", version unknown: " + oneLine(err.Error()), nil
+		return path + ", version unknown: " + experiment.OneLine(err.Error()), nil
 	}
 	return fmt.Sprintf("%s, version %d.%d.%d (%d)", path, v/1000, v%1000/100, v%100, v), nil
 }
@@ -197,7 +198,7 @@ func cufftLine(p hostProbe) (string, error) {
 func backendLine() (string, error) {
 	b, closeB, err := newBackend(0)
 	if err != nil {
-		return "cannot open: " + oneLine(err.Error()), err
+		return "cannot open: " + experiment.OneLine(err.Error()), err
 	}
 	dev := b.(*cuda.Backend).Device()
 	rtErr := gpuRoundTrip(b)
@@ -205,10 +206,10 @@ func backendLine() (string, error) {
 		rtErr = err
 	}
 	if rtErr != nil {
-		return "opened on " + dev + ", but " + oneLine(rtErr.Error()), rtErr
+		return "opened on " + dev + ", but " + experiment.OneLine(rtErr.Error()), rtErr
 	}
 	return fmt.Sprintf("ready on GPU %d (%s): context, stream, embedded PTX kernels and cuFFT loaded; kernel round trip ok", gpuOrdinal, dev), nil
 }
 
-// The CUDA backend has bf16 autocast (--precision, precision.go).
-var _ precisionSetter = (*cuda.Backend)(nil)
+// The CUDA backend has bf16 autocast (--precision, internal/experiment/precision.go).
+var _ experiment.PrecisionSetter = (*cuda.Backend)(nil)

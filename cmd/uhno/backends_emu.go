@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"uhno/internal/cuda"
+	"uhno/internal/experiment"
 	"uhno/internal/tensor"
 )
 
@@ -30,7 +31,7 @@ func gpuRows(context.Context, hostProbe) ([][2]string, error) {
 	line := "emulated: " + cuda.EmulatorNote
 	b, closeB, err := newBackend(0)
 	if err != nil {
-		return [][2]string{{"GPU backend", "cannot open: " + oneLine(err.Error())}}, err
+		return [][2]string{{"GPU backend", "cannot open: " + experiment.OneLine(err.Error())}}, err
 	}
 	dev := b.(*cuda.Backend).Device()
 	rtErr := gpuRoundTrip(b)
@@ -38,7 +39,7 @@ func gpuRows(context.Context, hostProbe) ([][2]string, error) {
 		rtErr = err
 	}
 	if rtErr != nil {
-		return [][2]string{{"GPU", line}, {"GPU backend", dev + ", but " + oneLine(rtErr.Error())}}, rtErr
+		return [][2]string{{"GPU", line}, {"GPU backend", dev + ", but " + experiment.OneLine(rtErr.Error())}}, rtErr
 	}
 	return [][2]string{{"GPU", line}, {"GPU backend", "ready: " + dev + "; kernel round trip ok"}}, nil
 }
@@ -49,10 +50,10 @@ func gpuRows(context.Context, hostProbe) ([][2]string, error) {
 func newBackend(int) (tensor.Backend, func() error, error) {
 	b, err := cuda.New(0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening the emulated GPU: %s", oneLine(err.Error()))
+		return nil, nil, fmt.Errorf("opening the emulated GPU: %s", experiment.OneLine(err.Error()))
 	}
 	return b, b.Close, nil
 }
 
-// The CUDA backend has bf16 autocast (--precision, precision.go).
-var _ precisionSetter = (*cuda.Backend)(nil)
+// The CUDA backend has bf16 autocast (--precision, internal/experiment/precision.go).
+var _ experiment.PrecisionSetter = (*cuda.Backend)(nil)

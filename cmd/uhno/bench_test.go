@@ -1,57 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-)
 
-// TestBenchPlan checks how presets and flags become the rows to measure,
-// without measuring.
-func TestBenchPlan(t *testing.T) {
-	parse := func(args ...string) (string, []benchEntry, error) {
-		var preset string
-		var entries []benchEntry
-		cmd := newBenchCmd(&bytes.Buffer{}, &bytes.Buffer{}, func(_ context.Context, o *benchOptions) error {
-			var err error
-			preset, entries, err = benchPlan(o)
-			return err
-		})
-		cmd.SetArgs(args)
-		cmd.SetOut(&bytes.Buffer{})
-		cmd.SetErr(&bytes.Buffer{})
-		err := cmd.Execute()
-		return preset, entries, err
-	}
-	tests := []struct {
-		args   []string
-		preset string
-		want   []benchEntry
-	}{
-		{nil, "burgers", []benchEntry{{"burgers", 128, 32, "uhno", ""}, {"burgers", 128, 32, "fno", ""}}},
-		{[]string{"--preset", "cost-ns2d"}, "cost-ns2d", costRows("uhno", "fno", "wno", "ffno", "loglofno", "convfno", "cno", "gno", "fno-wider")},
-		{[]string{"--preset", "cost-spar"}, "cost-spar", []benchEntry{{"ns2d", 128, 16, "uhno", "full"}, {"ns2d", 128, 16, "uhno", "F"},
-			{"burgers", 128, 32, "uhno", "full"}, {"burgers", 128, 32, "uhno", "F"}}},
-		{[]string{"--preset", "cost-spar", "--task", "ns2d", "--grid", "64"}, "cost-spar", []benchEntry{{"ns2d", 64, 16, "uhno", "full"}, {"ns2d", 64, 16, "uhno", "F"}}},
-		{[]string{"--preset", "cost-ns2d", "--model", "fno", "--batch", "4"}, "cost-ns2d", []benchEntry{{"ns2d", 128, 4, "fno", ""}}},
-		{[]string{"--task", "ks"}, "", []benchEntry{{"ks", 0, 0, "uhno", ""}, {"ks", 0, 0, "fno", ""}}},
-		// An architectural mode changes U-HNO only; a loss mode applies to both.
-		{[]string{"--task", "burgers", "--mode", "f"}, "", []benchEntry{{"burgers", 0, 0, "uhno", "F"}, {"burgers", 0, 0, "fno", ""}}},
-		{[]string{"--task", "burgers", "--mode", "c"}, "", []benchEntry{{"burgers", 0, 0, "uhno", "C"}, {"burgers", 0, 0, "fno", "C"}}},
-		{[]string{"--mode", "FULL", "--model", "uhno"}, "burgers", []benchEntry{{"burgers", 128, 32, "uhno", "full"}}},
-	}
-	for _, tt := range tests {
-		preset, got, err := parse(tt.args...)
-		if err != nil || preset != tt.preset || !slices.Equal(got, tt.want) {
-			t.Errorf("%v: preset %q, rows %+v, %v; want %q, %+v", tt.args, preset, got, err, tt.preset, tt.want)
-		}
-	}
-}
+	"uhno/internal/bench"
+	"uhno/internal/model"
+)
 
 // TestBenchErrors checks that every refusal is one line naming the flag.
 func TestBenchErrors(t *testing.T) {
@@ -60,7 +18,7 @@ func TestBenchErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--preset", "cost"}, `bench: --preset "cost": want one of burgers, cost-ns2d, cost-spar`},
-		{[]string{"--model", "nope"}, `bench: --model "nope": want one of ` + strings.Join(modelNames(), ", ")},
+		{[]string{"--model", "nope"}, `bench: --model "nope": want one of ` + strings.Join(model.Names(), ", ")},
 		{[]string{"--mode", "Z"}, `bench: --mode "Z": want full or one of A..I (Tab. ablation-setup)`},
 		{[]string{"--repeats", "0"}, "bench: --repeats 0: want at least 1"},
 		{[]string{"--batch", "-1"}, "bench: --warmup, --batch, --grid and --threads must not be negative"},
@@ -101,13 +59,13 @@ func TestBenchJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatalf("the report is not valid JSON: %v", err)
 	}
-	if rep.Format != benchFormat || rep.Preset != "cost-spar" || rep.Threads != 2 || len(rep.Results) != 4 || len(rep.Overheads) != 2 {
+	if rep.Format != bench.ReportFormat || rep.Preset != "cost-spar" || rep.Threads != 2 || len(rep.Results) != 4 || len(rep.Overheads) != 2 {
 		t.Fatalf("report: format %s, preset %s, %d threads, %d results, %d overheads; want %s, cost-spar, 2, 4, 2",
-			rep.Format, rep.Preset, rep.Threads, len(rep.Results), len(rep.Overheads), benchFormat)
+			rep.Format, rep.Preset, rep.Threads, len(rep.Results), len(rep.Overheads), bench.ReportFormat)
 	}
 	for _, r := range rep.Results {
 		if r.Params <= 0 || r.FLOPs.ForwardPerSample <= 0 || r.FLOPs.TrainStep <= r.FLOPs.Forward || len(r.Train.SamplesMS) != 2 ||
@@ -128,20 +86,11 @@ func TestBenchJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var one benchReport
+	var one bench.Report
 	if err := json.Unmarshal([]byte(stdout), &one); err != nil || len(one.Results) != 1 || one.Preset != "" {
 		t.Fatalf("--json -: stdout is not the report (%v):\n%s", err, stdout)
 	}
 	if !strings.Contains(stderr, "| burgers/fno width=") {
 		t.Fatalf("--json -: the table is not on stderr:\n%s", stderr)
 	}
-}
-
-// costRows are the rows of preset cost-ns2d for the models named.
-func costRows(names ...string) []benchEntry {
-	var rows []benchEntry
-	for _, m := range names {
-		rows = append(rows, benchEntry{"ns2d", 128, 16, m, ""})
-	}
-	return rows
 }

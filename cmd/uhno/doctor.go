@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"uhno/internal/experiment"
 )
 
 // nvidiaProcFile is where the NVIDIA kernel driver reports its version.
@@ -105,7 +107,7 @@ func doctorVerdict(gpuErr error) error {
 	if gpuErr == nil {
 		return nil
 	}
-	return fmt.Errorf("doctor: the GPU backend is not usable: %s", oneLine(gpuErr.Error()))
+	return fmt.Errorf("doctor: the GPU backend is not usable: %s", experiment.OneLine(gpuErr.Error()))
 }
 
 // versionLine describes the version and what the Go toolchain recorded

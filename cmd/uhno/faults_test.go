@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"uhno/internal/experiment"
 	"uhno/internal/train"
 )
 
@@ -469,7 +470,7 @@ func TestTrainSurvivesSIGKILL(t *testing.T) {
 		run := filepath.Join(dir, "crash")
 		// Killed in its first checkpoint, a run has none: it starts
 		// again afresh, over the log records of the dead process.
-		c := startChild(t, []string{crashEnv + "=" + train.StageAfterState}, fresh(run)...)
+		c := startChild(t, []string{experiment.CrashEnv + "=" + train.StageAfterState}, fresh(run)...)
 		if err := c.cmd.Wait(); !c.killed() {
 			t.Fatalf("%s: the process was not killed (%v): %s", train.StageAfterState, err, c.out.String())
 		}
@@ -481,7 +482,7 @@ func TestTrainSurvivesSIGKILL(t *testing.T) {
 		}
 		for i, stage := range train.SaveStages() {
 			step := 3 * (i + 2) // 6, 9, ..., 24
-			c := startChild(t, []string{fmt.Sprintf("%s=%s@%d", crashEnv, stage, step)}, continuing(run)...)
+			c := startChild(t, []string{fmt.Sprintf("%s=%s@%d", experiment.CrashEnv, stage, step)}, continuing(run)...)
 			if err := c.cmd.Wait(); !c.killed() {
 				t.Fatalf("%s@%d: the process was not killed (%v): %s", stage, step, err, c.out.String())
 			}
@@ -498,22 +499,4 @@ func TestTrainSurvivesSIGKILL(t *testing.T) {
 		}
 		sameFinal(t, straight, run, steps)
 	})
-}
-
-// TestCrashEnvRefusesBadValue checks the one-line error for a malformed
-// UHNO_TEST_CRASH_IN_CHECKPOINT.
-func TestCrashEnvRefusesBadValue(t *testing.T) {
-	for _, v := range []string{"after-weight", "after-weights@0", "after-weights@x"} {
-		_, err := crashHook(v)
-		want := fmt.Sprintf("train: %s=%q: want STAGE[@STEP] with STAGE one of %s and STEP a positive step", crashEnv, v, strings.Join(train.SaveStages(), ", "))
-		if err == nil || err.Error() != want {
-			t.Errorf("%q: got %v, want %s", v, err, want)
-		}
-	}
-	if f, err := crashHook(""); f != nil || err != nil {
-		t.Errorf("empty value: %v, %v; want no hook", f != nil, err)
-	}
-	if _, err := crashHook("before-prune@7"); err != nil {
-		t.Error(err)
-	}
 }

@@ -2,41 +2,21 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"uhno/internal/data"
 	"uhno/internal/eval"
-	"uhno/internal/predict"
-	"uhno/internal/progress"
-	"uhno/internal/train"
+	"uhno/internal/experiment"
 )
 
-// predictOptions are the inputs of `uhno predict`.
-type predictOptions struct {
-	Out, Err   io.Writer
-	Checkpoint string
-	Input      string
-	Dataset    string
-	Steps      int // 0: the run's data.rollout
-	Output     string
-	Batch      int
-	Threads    int
-	Reference  string
-	TestSplit  bool
-	Resamples  int
-	Seed       uint64
-	Quiet      bool
-}
+// predictOptions are the inputs of `uhno predict`, bound to its flags.
+type predictOptions = experiment.PredictOptions
 
 func newPredictCmd(out, errOut io.Writer, runF func(context.Context, *predictOptions) error) *cobra.Command {
-	opts := &predictOptions{Out: out, Err: errOut}
+	opts := &predictOptions{Env: env(out, errOut)}
 	cmd := &cobra.Command{
 		Use:   "predict --checkpoint RUN --input FILE [--dataset NAME] [--steps N] [--out FILE]",
 		Short: "Roll a trained model out from your own initial conditions (HDF5 or .npy)",
@@ -120,104 +100,13 @@ func defaultPredictOut(input string) string {
 	return strings.TrimSuffix(filepath.Base(input), filepath.Ext(input)) + "_predict" + ext
 }
 
-// predictRun loads the run and hands it to predict.Run.
+// predictRun hands the run to experiment.Predict, with the default
+// output file when --out is not given.
 func predictRun(ctx context.Context, opts *predictOptions) error {
-	if opts.Checkpoint == "" || opts.Input == "" {
-		return fmt.Errorf("predict: --checkpoint and --input are required")
+	if opts.Output == "" && opts.Input != "" {
+		o := *opts
+		o.Output = defaultPredictOut(opts.Input)
+		opts = &o
 	}
-	if opts.Steps < 0 || opts.Batch < 1 || opts.Resamples < 1 {
-		return fmt.Errorf("predict: --steps must not be negative, --batch and --resamples >= 1")
-	}
-	st, dir, err := train.ReadState(opts.Checkpoint)
-	if err != nil {
-		return asCommand("predict", err)
-	}
-	cfg := st.Config
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("predict: checkpoint %s holds an invalid configuration: %w", dir, err)
-	}
-	var rec buildRecord
-	if err := json.Unmarshal(st.Build, &rec); err != nil || rec.Model == "" {
-		return fmt.Errorf("predict: checkpoint %s has no usable build record; it was not written by uhno train", dir)
-	}
-	if cfg.Data.Snapshots == 1 {
-		return fmt.Errorf("predict: checkpoint %s is a model of task %s, a single prediction a -> u; predict rolls out time-dependent tasks", dir, cfg.Task)
-	}
-	if cfg.Data.Inputs != nil && cfg.Data.Outputs != nil && !slices.Equal(cfg.Data.Inputs, cfg.Data.Outputs) {
-		return fmt.Errorf("predict: checkpoint %s maps fields %v to %v; an autoregressive rollout needs the predicted fields to be the input fields", dir, cfg.Data.Inputs, cfg.Data.Outputs)
-	}
-	stats := rec.Stats
-	if stats == nil { // a run of an older uhno: the statistics come from its data
-		td, err := openTaskData(cfg, rec.Data, rec.Stride, runStats(rec, ""))
-		if err != nil {
-			return fmt.Errorf("predict: checkpoint %s records no normalisation statistics, and its data cannot give them: %w", dir, err)
-		}
-		td.ds.Close()
-		stats = &td.stats
-	}
-	fields := stats.Fields
-	history := max(cfg.Data.History, 1)
-	steps := opts.Steps
-	if steps == 0 {
-		steps = cfg.Data.Rollout
-	}
-	backend, closeBackend, err := openBackend(opts.Threads, opts.Err)
-	if err != nil {
-		return err
-	}
-	defer closeBackend()
-	m, desc, err := buildModel(cfg, history*len(fields), len(fields), &trainOptions{}, &rec, backend)
-	if err != nil {
-		return asCommand("predict", err)
-	}
-	ws, wdir, err := train.LoadWeights(dir, train.Adapt(m), backend)
-	if err != nil {
-		return asCommand("predict", err)
-	}
-	fmt.Fprintf(opts.Out, "%s: %s, checkpoint %s (step %d)\n", m.Name(), desc, wdir, ws.Step)
-	pm := predict.Model{Net: m, Backend: backend, Fields: fields, History: history, Grid: cfg.PDE.Grid, Domain: cfg.PDE.Domain,
-		Stats: stats, About: fmt.Sprintf("%s, checkpoint %s (step %d)", m.Name(), wdir, ws.Step)}
-	if cfg.PDE.TEnd > 0 && cfg.Data.Snapshots > 1 {
-		pm.Dt = cfg.PDE.TEnd / float64(cfg.Data.Snapshots-1)
-	}
-	out := opts.Output
-	if out == "" {
-		out = defaultPredictOut(opts.Input)
-	}
-	popt := predict.Options{Input: opts.Input, Dataset: opts.Dataset, Output: out, Steps: steps, Batch: opts.Batch,
-		Reference: opts.Reference, Resamples: opts.Resamples, Seed: opts.Seed}
-	if opts.TestSplit {
-		popt.Select = func(n int) ([]int, error) {
-			sp, err := data.NewSplit(n, cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories, data.SplitSeeded, uint64(cfg.Seed))
-			if err != nil {
-				return nil, fmt.Errorf("--test-split: %w", err)
-			}
-			return sp.Test, nil
-		}
-	}
-	var bar *progress.Bar
-	if !opts.Quiet {
-		popt.Progress = func(done, total int) {
-			if bar == nil {
-				bar = progress.New(opts.Err, total, progress.Options{Description: "predict", Unit: "trajectories"})
-			}
-			bar.Set(done)
-		}
-	}
-	res, err := predict.Run(ctx, pm, popt)
-	if err != nil {
-		if bar != nil {
-			bar.Exit()
-		}
-		return err
-	}
-	fmt.Fprintf(opts.Out, "%d trajectories on grid %v, %d steps from %d history frame(s): %s\n", res.Trajectories, res.Grid, res.Steps, history, res.Output)
-	if s := res.Score; s != nil {
-		fmt.Fprintf(opts.Out, "relL2 against %s (mean over %d trajectories, 95%% bootstrap interval):\n", opts.Reference, res.Trajectories)
-		for t, iv := range s.PerStep {
-			fmt.Fprintf(opts.Out, "  step %3d  %.4g [%.4g, %.4g]\n", t+1, iv.Mean, iv.Low, iv.High)
-		}
-		fmt.Fprintf(opts.Out, "  mean over steps  %.4g [%.4g, %.4g]\n", s.Mean.Mean, s.Mean.Low, s.Mean.High)
-	}
-	return nil
+	return experiment.Predict(ctx, opts)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"uhno/internal/experiment"
 	"uhno/internal/report"
 )
 
@@ -82,7 +83,7 @@ figures/*.png, each written whole or not at all.`,
 func reportRun(_ context.Context, opts *reportOptions) error {
 	dir := opts.Dir
 	if dir == "" {
-		dir = filepath.Join(runsDir, "report")
+		dir = filepath.Join(experiment.RunsDir, "report")
 	}
 	res, err := report.Write(report.Options{Inputs: opts.Runs, Dir: dir, Version: version, Command: opts.Command})
 	if err != nil {

@@ -44,8 +44,8 @@ func writeReportJSON(t *testing.T, path string, v any) {
 func reportFixtures(t *testing.T, root string) (evalDir, ablateDir, benchFile, junk string) {
 	cfg := configtest.Builtin(t, "burgers", nil)
 	evalDir = filepath.Join(root, "eval-burgers")
-	res := evalResults{Format: evalFormat, Version: version, Task: "burgers", Steps: 25, HorizonMult: 1, Data: "/data/burgers.h5", Trajs: 8,
-		Models: []evalRecord{
+	res := eval.Results{Format: eval.ResultsFormat, Version: version, Task: "burgers", Steps: 25, HorizonMult: 1, Data: "/data/burgers.h5", Trajs: 8,
+		Models: []eval.ResultsModel{
 			{Label: "uhno (0.62M)", Model: "uhno", Params: 620000, Checkpoint: "runs/burgers-uhno/step-00020000", Step: 20000, Config: cfg, Eval: reportSummary(0.05, 0.06)},
 			{Label: "fno (0.60M)", Model: "fno", Params: 600000, Checkpoint: "runs/burgers-fno/step-00020000", Step: 20000, Config: cfg, Eval: reportSummary(0.001, 0.002)},
 		}}
@@ -70,7 +70,7 @@ func reportFixtures(t *testing.T, root string) (evalDir, ablateDir, benchFile, j
 			Train: bench.Timing{MinPerSampleMS: 30, MedianPerSampleMS: 31, SamplesMS: []float64{480, 496}},
 			Infer: bench.Timing{MinPerSampleMS: 9, MedianPerSampleMS: 10, SamplesMS: []float64{144, 160}}}
 	}
-	writeReportJSON(t, benchFile, benchReport{Format: benchFormat, Version: version, Preset: "cost-ns2d", Host: bench.HostInfo(), Threads: 2,
+	writeReportJSON(t, benchFile, bench.Report{Format: bench.ReportFormat, Version: version, Preset: "cost-ns2d", Host: bench.HostInfo(), Threads: 2,
 		Results: []bench.Result{row("uhno C0=3", "uhno", 566000), row("fno width=16", "fno", 593000)}})
 
 	junk = filepath.Join(root, "notes")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/experiment"
 )
 
 // run executes the command line args and returns the process exit code:
@@ -24,22 +25,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = perr
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "uhno: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "uhno: %s\n", experiment.OneLine(err.Error()))
 		return 1
 	}
 	return 0
-}
-
-// oneLine joins the lines of a message (cobra's "unknown command" error
-// spans several) into one.
-func oneLine(msg string) string {
-	var parts []string
-	for _, l := range strings.Split(msg, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // newRootCmd returns the uhno command tree, writing to stdout and stderr.

@@ -85,16 +85,3 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
-
-func TestOneLine(t *testing.T) {
-	tests := map[string]string{
-		"plain": "plain",
-		"unknown command \"x\" for \"uhno\"\n\nDid you mean this?\n\ttrain\n": "unknown command \"x\" for \"uhno\" Did you mean this? train",
-		"  padded  ": "padded",
-	}
-	for in, want := range tests {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -83,7 +83,7 @@ func TestSwitchesSweepAndResume(t *testing.T) {
 		if got := st["config"].(map[string]any)["model"].(map[string]any)["decoder_residual"]; got != v {
 			t.Errorf("run %s: configuration has model.decoder_residual = %v", v, got)
 		}
-		spec := st["build"].(map[string]any)["uhno"].(map[string]any)
+		spec := st["build"].(map[string]any)["spec"].(map[string]any)
 		if got, recorded := spec["DecoderResidual"]; (v == "inside") == recorded || (recorded && got != v) {
 			t.Errorf("run %s: build record spec has DecoderResidual = %v (recorded %t); the default must leave no trace", v, got, recorded)
 		}
@@ -100,7 +100,7 @@ func TestSwitchesSweepAndResume(t *testing.T) {
 		t.Fatalf("resume: code %d, %s %s", code, errOut, stdout)
 	}
 	st, _ := checkpointState(t, outside)
-	if got := st["build"].(map[string]any)["uhno"].(map[string]any)["DecoderResidual"]; got != "outside" {
+	if got := st["build"].(map[string]any)["spec"].(map[string]any)["DecoderResidual"]; got != "outside" {
 		t.Errorf("the resumed run's record has DecoderResidual = %v", got)
 	}
 }

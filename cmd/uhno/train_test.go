@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"uhno/internal/model"
 	"uhno/internal/train"
 )
 
@@ -54,7 +55,7 @@ func TestTrainFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--task", "burgers", "--model", "nope"}, `train: --model "nope": want one of ` + strings.Join(modelNames(), ", ")},
+		{[]string{"--task", "burgers", "--model", "nope"}, `train: --model "nope": want one of ` + strings.Join(model.Names(), ", ")},
 		{[]string{"--task", "burgers", "--width", "56"}, "train: --width sets the FNO's width; use --params to size U-HNO"},
 		{[]string{"--resume", "runs/x", "--warmup", "10"}, "train: --warmup cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
 		{[]string{"--resume", "runs/x", "--set", "optim.lr=1"}, "train: --set cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},

@@ -8,7 +8,7 @@
 //
 // NewProbe returns a train.Probe that `uhno train` runs every
 // --dynamics-every steps (default 1,000, the paper's 200; see "Cost and
-// cadence" below; cmd/uhno/dynamics.go): the
+// cadence" below; internal/experiment/dynamics.go): the
 // model being trained is rolled out with eval.Rollout on the first
 // --dynamics-trajectories (128) test trajectories of the run's split for
 // the task's rollout length, with the normalisation, the physical units,

@@ -699,4 +699,26 @@
 //     planted wrong sign in `sm_backward_dx` fails `TestStencilMessage`.
 //   - cmd: `gno` is in the dry-run list and in `TestBaselinesTrainAndEvaluate`
 //     (every baseline of the registry).
+//
+// # Model registry
+//
+// Every model uhno trains (U-HNO in each mode, FNO, FNO-wider, WNO, F-FNO,
+// LogLo-FNO, Conv-FNO, CNO, GNO, the flat additive hybrid) is registered
+// once, in models.go: Register(name, Builder{Plan, New, Describe})
+// (AllModes for U-HNO, the one model the architectural modes change).
+// Plan derives a fresh run's spec from the run's U-HNO spec (the baselines
+// are matched to Full U-HNO's count), New builds it, Describe is its
+// one-line description. PlanRecord and Build are the only way the commands
+// create a model, so adding a model touches that one table (plus its case
+// in the contract test). The registry owns the model half of a
+// checkpoint's build record, Record = {"model": name, "spec": ...}.
+// Checkpoints written before it kept the spec in "uhno", "fno", "additive"
+// or "baseline"; Record.Upgrade moves that into spec on read, so they load
+// and evaluate bit-identically (TestOldCheckpointsLoad in
+// internal/experiment on testdata/v1, written by the pre-registry uhno).
+// TestRegistryContract checks every registered model the same way (build
+// from its record, shape, description, 1- vs 2-thread bits of parameters,
+// output and gradients). Ablation modes are a type, Mode: ParseModes
+// ("A-I", "A,C,F-H", "all"), Label (Tab. burgers-ablation's rows) and
+// LossOnly (Full, C, D, E: the modes the other models accept).
 package model

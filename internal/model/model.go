@@ -83,11 +83,6 @@ const (
 	ModeNoNorm = "I"
 )
 
-// Modes lists every mode in the paper's order.
-func Modes() []string {
-	return []string{ModeFull, "A", "B", "C", "D", "E", "F", "G", "H", "I"}
-}
-
 // Spec is the architecture of a U-HNO (paper Sec. 3, Tab. per-task-hp).
 // SpecFromConfig fills it from a task configuration.
 type Spec struct {

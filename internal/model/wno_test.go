@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"uhno/internal/cpu"
 	"uhno/internal/tensor"
 	"uhno/internal/tensor/gradcheck"
 )
@@ -247,31 +246,6 @@ func maxAbsDiff(a, b []float32) float64 {
 		m = max(m, d)
 	}
 	return m
-}
-
-// TestWNODeterminism: the same seed gives the same parameters and the same
-// output and gradient bits on 1 and 2 threads.
-func TestWNODeterminism(t *testing.T) {
-	run := func(threads int) [][]float32 {
-		b := cpu.New(threads)
-		m, err := NewWNO(b, WNOSpec{Dim: 2, InChannels: 2, OutChannels: 1, Width: 6, Levels: 3, Grid: []int{32, 24}, Blocks: 4, ProjHidden: 8}, 11)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, grad, _ := m.Params().Flat()
-		tp := tensor.NewTape(b)
-		y, _ := m.Forward(tp, input(tp, 1, 3, 2, []int{32, 24}))
-		m.Params().ZeroGrad()
-		tp.Backward(tp.MSE(y, tp.New(y.Shape...)))
-		n := m.Params().Count()
-		return [][]float32{tensor.ToHost(b, tensor.NewTensor(data, n)), host(b, y), tensor.ToHost(b, tensor.NewTensor(grad, n))}
-	}
-	one, two := run(1), run(2)
-	for i := range one {
-		if !sameBits(one[i], two[i]) {
-			t.Errorf("1 and 2 threads differ (output %d)", i)
-		}
-	}
 }
 
 // TestGradWNO checks the whole WNO against finite differences for every

@@ -11,10 +11,8 @@ import (
 
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
+	"uhno/internal/model"
 )
-
-// ablationModes are the modes in the paper's order.
-var ablationModes = []string{"full", "A", "B", "C", "D", "E", "F", "G", "H", "I"}
 
 // ablationPaper returns the paper's value of a mode's metric (mse,
 // relL2, relH1) on a task, the table it comes from, and whether the paper
@@ -114,7 +112,7 @@ func (b *builder) ablation(a ablationInput) {
 	task := ab.Task
 	entries := slices.Clone(ab.Entries)
 	sort.SliceStable(entries, func(i, j int) bool {
-		return slices.Index(ablationModes, entries[i].Mode) < slices.Index(ablationModes, entries[j].Mode)
+		return slices.Index(model.Modes(), entries[i].Mode) < slices.Index(model.Modes(), entries[j].Mode)
 	})
 	var full *eval.AblationEntry
 	for i := range entries {

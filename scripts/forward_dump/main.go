@@ -44,14 +44,16 @@ func run(ckPath string, n int, out string) error {
 		return err
 	}
 	var rec struct {
-		Model  string         `json:"model"`
-		UHNO   *model.Spec    `json:"uhno"`
-		FNO    *model.FNOSpec `json:"fno"`
-		Data   string         `json:"data"`
-		Stride int            `json:"stride"`
+		model.Record // {model, spec}; older checkpoints upgraded
+		Data         string `json:"data"`
+		Stride       int    `json:"stride"`
 	}
 	if err := json.Unmarshal(st.Build, &rec); err != nil {
 		return err
+	}
+	rec.Upgrade()
+	if rec.Model != "uhno" && rec.Model != "fno" {
+		return fmt.Errorf("%s holds a %s model; the yardstick compares uhno and fno", dir, rec.Model)
 	}
 	cfg := st.Config
 	ds, err := data.Open(rec.Data, data.Options{Stride: rec.Stride})
@@ -72,12 +74,7 @@ func run(ckPath string, n int, out string) error {
 		return err
 	}
 	b := cpu.New(1)
-	var m model.Model
-	if rec.UHNO != nil {
-		m, err = model.NewUHNO(b, *rec.UHNO, uint64(cfg.Seed))
-	} else {
-		m, err = model.NewFNO(b, *rec.FNO, uint64(cfg.Seed))
-	}
+	m, _, err := model.Build(b, rec.Record, uint64(cfg.Seed))
 	if err != nil {
 		return err
 	}
@@ -111,6 +108,6 @@ func run(ckPath string, n int, out string) error {
 		}
 	}
 	meta, _ := json.MarshalIndent(map[string]any{"input_shape": inShape, "output_shape": pred.Shape,
-		"weights": filepath.Join(dir, train.WeightsFile), "model": rec.Model, "uhno": rec.UHNO, "fno": rec.FNO}, "", "  ")
+		"weights": filepath.Join(dir, train.WeightsFile), "model": rec.Model, rec.Model: rec.Spec}, "", "  ")
 	return os.WriteFile(filepath.Join(out, "meta.json"), meta, 0o644)
 }

@@ -1,8 +1,8 @@
-package main
+package experiment
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -27,8 +27,9 @@ func TestPredictEqualsEvalRollout(t *testing.T) {
 	}
 	dir := t.TempDir()
 	dataDir, run := filepath.Join(dir, "data"), filepath.Join(dir, "run")
-	if code, _, errOut := execute(t, tinyTrain(dataDir, "--steps", "3", "--out", run)...); code != 0 {
-		t.Fatalf("train: code %d, stderr %q", code, errOut)
+	ctx := context.Background()
+	if err := Train(ctx, tinyTrain(t, dataDir, run, 3)); err != nil {
+		t.Fatal(err)
 	}
 
 	// eval's rollout, called as uhno eval calls it.
@@ -36,8 +37,8 @@ func TestPredictEqualsEvalRollout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec buildRecord
-	if err := json.Unmarshal(st.Build, &rec); err != nil {
+	rec, err := readRecord("test", ckDir, st.Build)
+	if err != nil {
 		t.Fatal(err)
 	}
 	td, err := openTaskData(st.Config, rec.Data, rec.Stride, runStats(rec, ""))
@@ -45,13 +46,13 @@ func TestPredictEqualsEvalRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer td.ds.Close()
-	backend, closeB, err := openBackend(2, nil)
+	backend, closeB, err := testEnv(nil, nil).openBackend(2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeB()
 	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
-	m, _, err := buildModel(st.Config, in, out, &trainOptions{}, &rec, backend)
+	m, _, err := buildModel(st.Config, in, out, modelChoice{}, &rec, backend)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,19 +107,27 @@ func TestPredictEqualsEvalRollout(t *testing.T) {
 			}
 		}
 	}
+	predict := func(o PredictOptions) (string, error) {
+		var stdout bytes.Buffer
+		o.Env, o.Checkpoint, o.Quiet, o.Threads, o.Batch = testEnv(&stdout, nil), run, true, 2, 32
+		if o.Resamples == 0 {
+			o.Resamples = eval.DefaultResamples
+		}
+		err := Predict(ctx, &o)
+		return stdout.String(), err
+	}
 	p1 := filepath.Join(dir, "p1.h5")
-	if code, stdout, errOut := execute(t, "predict", "--checkpoint", run, "--input", ics, "--out", p1, "--quiet", "--threads", "2"); code != 0 {
-		t.Fatalf("predict: code %d, stderr %q", code, errOut)
+	if stdout, err := predict(PredictOptions{Input: ics, Output: p1}); err != nil {
+		t.Fatalf("predict: %v", err)
 	} else if !strings.Contains(stdout, "1 trajectories on grid [128], 5 steps") {
 		t.Errorf("stdout %q", stdout)
 	}
 	check("first frame in a PDEBench file", p1)
 
 	p2 := filepath.Join(dir, "p2.h5")
-	code, stdout, errOut := execute(t, "predict", "--checkpoint", run, "--input", rec.Data, "--test-split", "--reference", rec.Data,
-		"--out", p2, "--quiet", "--threads", "2", "--resamples", "100")
-	if code != 0 {
-		t.Fatalf("predict --test-split: code %d, stderr %q", code, errOut)
+	stdout, err := predict(PredictOptions{Input: rec.Data, TestSplit: true, Reference: rec.Data, Output: p2, Resamples: 100})
+	if err != nil {
+		t.Fatalf("predict --test-split: %v", err)
 	}
 	check("the data file's test split", p2)
 	// eval's relL2 at the last step is the reference score's.
@@ -130,9 +139,10 @@ func TestPredictEqualsEvalRollout(t *testing.T) {
 		t.Errorf("step %d line %q, want eval's relL2 %.4g", steps, line, want)
 	}
 
-	// The refusals reach the command line in one line.
-	if code, _, errOut := execute(t, "predict", "--checkpoint", run, "--input", filepath.Join(dir, "absent.npy"), "--quiet"); code == 0 || !strings.Contains(errOut, "uhno: predict: ") || strings.Count(errOut, "\n") != 1 {
-		t.Errorf("absent input: code %d, stderr %q", code, errOut)
+	// The refusals are one line naming the command.
+	absent := filepath.Join(dir, "absent.npy")
+	if _, err := predict(PredictOptions{Input: absent, Output: filepath.Join(dir, "p3.npy")}); err == nil || !strings.HasPrefix(err.Error(), "predict: ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("absent input: %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -67,13 +67,13 @@ func dynamicsProbe(cfg config.Config, td *taskData, m model.Model, b tensor.Back
 	return p, line + ") into log.jsonl", nil
 }
 
-// defaultDynamicsEvery is the default of --dynamics-every. The paper logs
+// DefaultDynamicsEvery is the default of --dynamics-every. The paper logs
 // every 200 steps (dynamics.DefaultEvery); on the CPU a record at
 // --params 0.62M on Burgers (a 25-step rollout of 128 trajectories) costs
 // about 1.3 s, 10-12% of a run at that cadence, well over the few percent
 // a diagnostic should cost. Every 1,000 steps costs about 2%; the paper's
 // cadence is one flag away (docs/DECISIONS.md, D-dynamics-cadence).
-const defaultDynamicsEvery = 1000
+const DefaultDynamicsEvery = 1000
 
 // angleSamples is the sub-batch of the branch-gradient angle (App.
 // "Training Dynamics Details": a 64-sample sub-batch every 1,000 steps).

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"errors"
@@ -15,24 +15,23 @@ import (
 	"uhno/internal/train"
 )
 
-// trainDryRun is `uhno train --dry-run`: it resolves the configuration,
-// builds the model the run would train (on the CPU, whatever the build:
-// building allocates the parameters and nothing else), prints its
+// DryRunOptions are the inputs of `uhno train --dry-run`.
+type DryRunOptions struct {
+	Out    io.Writer
+	Model  string // a registered model
+	Params string // U-HNO's parameter budget ("": as configured)
+	Width  int    // FNO's width (0: matched)
+	// DataDir is the data folder ("": $UHNO_DATA or the user cache).
+	DataDir string
+}
+
+// DryRun is `uhno train --dry-run` of the configuration cfg: it builds
+// the model the run would train (on a bench.Planner: building allocates the parameters and nothing else), prints its
 // parameter count beside Full U-HNO's for the same task and budget, and
 // the training plan, and returns without generating, reading or even
 // opening any data. The channels come from the configuration's
 // data.inputs, data.outputs and data.history, as `uhno bench` takes them.
-func trainDryRun(opts *trainOptions) error {
-	if opts.Resume != "" {
-		return fmt.Errorf("train: --dry-run plans a new run; a resumed run's plan is its checkpoint (uhno train --resume %s shows it)", opts.Resume)
-	}
-	if err := scaleWarmup(opts); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(trainLoad(opts))
-	if err != nil {
-		return err
-	}
+func DryRun(cfg config.Config, opts DryRunOptions) error {
 	in := max(cfg.Data.History, 1) * len(cfg.Data.Inputs)
 	out := len(cfg.Data.Outputs)
 	if in == 0 || out == 0 {
@@ -41,8 +40,8 @@ func trainDryRun(opts *trainOptions) error {
 	// The model is built on a Planner: no memory, no initial values, so
 	// even U-HNO at 128^3 (845M parameters) is planned in an instant.
 	pl := &bench.Planner{}
-	rec := buildRecord{Model: opts.Model}
-	m, desc, err := buildModel(cfg, in, out, opts, &rec, pl)
+	rec := BuildRecord{Record: model.Record{Model: opts.Model}}
+	m, desc, err := buildModel(cfg, in, out, modelChoice{opts.Params, opts.Width}, &rec, pl)
 	if err != nil {
 		return err
 	}
@@ -53,18 +52,9 @@ func trainDryRun(opts *trainOptions) error {
 	// matched to.
 	full := cfg
 	full.Model.Ablation = model.ModeFull
-	spec, err := model.SpecFromConfig(full, in, out)
+	spec, err := uhnoSpec(full, in, out, opts.Params)
 	if err != nil {
 		return err
-	}
-	if opts.Params != "" {
-		target, err := model.ParseCount(opts.Params)
-		if err != nil {
-			return err
-		}
-		if spec, err = model.UHNOForBudget(spec, target); err != nil {
-			return err
-		}
 	}
 	n, ref := m.Params().Count(), model.CountUHNO(spec)
 	fmt.Fprintf(opts.Out, "dry run: %s on %s (grid %v, %d input and %d output channels)\n", m.Name(), cfg.Task, cfg.PDE.Grid, in, out)
@@ -86,7 +76,7 @@ func trainDryRun(opts *trainOptions) error {
 // dryRunData says where the run's data would come from, without touching
 // it: a PDEBench index, the generated file if it is already there, or the
 // file that would be generated.
-func dryRunData(cfg config.Config, opts *trainOptions) string {
+func dryRunData(cfg config.Config, opts DryRunOptions) string {
 	dir := opts.DataDir
 	if dir == "" {
 		d, err := datagen.DefaultDir()

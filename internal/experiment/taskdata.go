@@ -1,15 +1,12 @@
-package main
+package experiment
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
 
 	"uhno/internal/config"
 	"uhno/internal/data"
-	"uhno/internal/tensor"
 )
 
 // taskData is a task's data file opened as training sees it: the dataset,
@@ -26,7 +23,7 @@ type taskData struct {
 
 // statsFrom says where openTaskData takes the normalisation statistics
 // from. A run records the statistics it trained with in its build record
-// (buildRecord.Stats), so every command that opens the run (eval, a
+// (BuildRecord.Stats), so every command that opens the run (eval, a
 // resume, ablate's evaluations, predict) normalises exactly as training
 // did without looking anywhere else: a run trained on --data ./data and
 // evaluated on another machine, or with another HOME, finds everything it
@@ -114,7 +111,7 @@ func freshSidecar(path, dataDir string) string {
 // recorded; for a checkpoint of an older uhno, which did not record them,
 // the sidecars freshSidecar would have written beside the data or in
 // dataDir (looked up, never written), else computed in memory.
-func runStats(rec buildRecord, dataDir string) statsFrom {
+func runStats(rec BuildRecord, dataDir string) statsFrom {
 	if rec.Stats != nil {
 		return statsFrom{Recorded: rec.Stats}
 	}
@@ -123,24 +120,4 @@ func runStats(rec buildRecord, dataDir string) statsFrom {
 		look = append(look, filepath.Join(dataDir, filepath.Base(rec.Data)+".stats.json"))
 	}
 	return statsFrom{Lookup: look}
-}
-
-// openBackend opens the backend train and eval compute on (newBackend:
-// the CPU with `threads` workers, all cores when threads <= 0, or the GPU
-// in the cuda build). The returned function closes it, printing a failure
-// to close as a warning on errOut: the command's work is done by then.
-// Call both from the same goroutine.
-func openBackend(threads int, errOut io.Writer) (tensor.Backend, func(), error) {
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
-	b, closeB, err := newBackend(threads)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, func() {
-		if err := closeB(); err != nil {
-			fmt.Fprintf(errOut, "warning: %v\n", err)
-		}
-	}, nil
 }

@@ -1,6 +1,8 @@
-package main
+package experiment
 
 import (
+	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,19 +26,24 @@ func TestAdditiveRun(t *testing.T) {
 	dir := t.TempDir()
 	dataDir := filepath.Join(dir, "data")
 	run := filepath.Join(dir, "additive")
-	code, stdout, stderr := execute(t, tinyTrain(dataDir, "--model", "additive", "--steps", "4", "--stop-after", "2",
-		"--ckpt-every", "2", "--dynamics-every", "2", "--log-every", "1", "--out", run)...)
-	if code != 0 {
-		t.Fatalf("additive run: code %d, stderr %q", code, stderr)
+	ctx := context.Background()
+	o := tinyTrain(t, dataDir, run, 4)
+	var out bytes.Buffer
+	o.Out, o.Model, o.StopAfter, o.CkptEvery, o.DynamicsEvery, o.LogEvery = &out, "additive", 2, 2, 2, 1
+	if err := Train(ctx, o); err != nil {
+		t.Fatalf("additive run: %v", err)
 	}
+	stdout := out.String()
 	for _, want := range []string{"additive (flat FNO + depthwise-conv hybrid), width ", "4 blocks",
 		"dynamics: every 2 steps, the angle between the Fourier and depthwise branches' MSE gradient updates of each of the 4 matched layers"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if code, _, stderr := execute(t, "train", "--resume", run, "--data", dataDir, "--quiet"); code != 0 {
-		t.Fatalf("resume: code %d, %s", code, stderr)
+	resume := &TrainOptions{Env: testEnv(nil, nil), Resume: run, DataDir: dataDir, Quiet: true, LogEvery: 10, ValEvery: 500,
+		CkptEvery: 1000, Keep: 2, ValPairs: 256, Graph: true, DynamicsEvery: DefaultDynamicsEvery, DynamicsTrajs: 128}
+	if err := Train(ctx, resume); err != nil {
+		t.Fatalf("resume: %v", err)
 	}
 	s, err := dynamics.Read(filepath.Join(run, train.LogFile))
 	if err != nil {
@@ -59,18 +66,20 @@ func TestAdditiveRun(t *testing.T) {
 		t.Errorf("dynamics records: %d, stages %v; want 2 records without routing stages", len(s.Dynamics), s.Dynamics[0].Stages)
 	}
 
-	out := filepath.Join(dir, "eval")
-	code, stdout, stderr = execute(t, "eval", "--checkpoint", run, "--data", dataDir, "--out", out, "--quiet", "--resamples", "50")
-	if code != 0 {
-		t.Fatalf("eval: code %d, %s", code, stderr)
+	evalDir := filepath.Join(dir, "eval")
+	out.Reset()
+	if err := Eval(ctx, &EvalOptions{Env: testEnv(&out, nil), Checkpoints: []string{run}, DataDir: dataDir, Dir: evalDir,
+		HorizonMult: 1, Quiet: true, Resamples: 50}); err != nil {
+		t.Fatalf("eval: %v", err)
 	}
+	stdout = out.String()
 	for _, f := range []string{dynamics.AngleFile, dynamics.BandsFile, dynamics.LossFile} {
-		checkPNGFile(t, filepath.Join(out, "figures", f))
+		checkPNG(t, filepath.Join(evalDir, "figures", f))
 	}
 	if !strings.Contains(stdout, "| additive (") {
 		t.Errorf("eval tables lack the additive model:\n%s", stdout)
 	}
-	if _, err := os.Stat(filepath.Join(out, "figures", dynamics.RhoFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(evalDir, "figures", dynamics.RhoFile)); err == nil {
 		t.Error("a keep-ratio panel for a model without SPAR routing")
 	}
 }

@@ -1,9 +1,8 @@
-package main
+package experiment
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"uhno/internal/datagen"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
+	"uhno/internal/model"
 	"uhno/internal/train"
 )
 
@@ -27,19 +27,14 @@ import (
 // is generated there on first use, a few minutes) and is skipped
 // otherwise:
 //
-//	UHNO_BENCH_DATA=/tmp/dyn-data go test ./cmd/uhno -run '^$' -bench Dynamics -benchtime 5x
+//	UHNO_BENCH_DATA=/tmp/dyn-data go test ./internal/experiment -run '^$' -bench Dynamics -benchtime 5x
 func BenchmarkDynamics(b *testing.B) {
 	dir := os.Getenv("UHNO_BENCH_DATA")
 	if dir == "" {
 		b.Skip("set UHNO_BENCH_DATA to a data directory")
 	}
 	ctx := context.Background()
-	opts := &trainOptions{Load: loadRequest{Task: "burgers", Sets: []string{"data.train_trajectories=64", "data.test_trajectories=128"}},
-		Model: "uhno", Params: "0.62M", DataDir: dir, Quiet: true, Out: io.Discard, Err: io.Discard}
-	cfg, err := loadConfig(trainLoad(opts))
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := taskConfig(b, "burgers", "data.train_trajectories=64", "data.test_trajectories=128")
 	gen, err := datagen.Run(ctx, datagen.Options{Config: cfg, Dir: dir})
 	if err != nil {
 		b.Fatal(err)
@@ -49,14 +44,14 @@ func BenchmarkDynamics(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer td.ds.Close()
-	backend, closeB, err := openBackend(0, io.Discard)
+	backend, closeB, err := testEnv(nil, nil).openBackend(0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer closeB()
 	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
-	rec := buildRecord{Model: "uhno"}
-	m, _, err := buildModel(cfg, in, out, opts, &rec, backend)
+	rec := BuildRecord{Record: model.Record{Model: "uhno"}}
+	m, _, err := buildModel(cfg, in, out, modelChoice{Params: "0.62M"}, &rec, backend)
 	if err != nil {
 		b.Fatal(err)
 	}

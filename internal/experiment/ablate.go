@@ -1,0 +1,453 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"uhno/internal/config"
+	"uhno/internal/dist"
+	"uhno/internal/dynamics"
+	"uhno/internal/eval"
+	"uhno/internal/model"
+	"uhno/internal/runlock"
+	"uhno/internal/train"
+)
+
+// AblateOptions are the inputs of an ablation or sweep (`uhno ablate`).
+type AblateOptions struct {
+	Env
+	// Prepare, when set, checks and completes the shared settings before
+	// any entry is configured (the command: its flags as uhno train's,
+	// and the warm-up scaled to --steps).
+	Prepare func() error
+	// Configure resolves the configuration of one entry: the shared
+	// settings (the command's --set flags and schedule), then mode and
+	// the extra key=value settings of a sweep.
+	Configure func(mode string, sets []string) (config.Config, error)
+	Task      string
+	Modes     string // "A-I", "A,C,F-H", "all"
+	Sweep     string // key=v1,v2,...
+	Dir       string
+	// The settings of uhno train that shape a run, applied to every
+	// entry (Sets, Steps, Warmup, Batch: as recorded in ablation.json
+	// and its command line; Configure applies them).
+	Sets      []string
+	Steps     int
+	Warmup    int
+	WarmupSet bool
+	Batch     int
+	Params    string
+	DataDir   string
+	Threads   int
+	Quiet     bool
+	// Evaluation.
+	Rollout   int
+	Limit     int
+	Resamples int
+	Seed      uint64
+	// LogEvery, ValEvery and CkptEvery are uhno train's run-control flags.
+	LogEvery, ValEvery, CkptEvery int
+	// DynamicsEvery is uhno train's --dynamics-every for every run;
+	// DynamicsSet says it was given (a 3D task then keeps it on).
+	DynamicsEvery int
+	DynamicsSet   bool
+}
+
+// parseModes reads --modes (model.ParseModes) as the modes' names.
+func parseModes(spec string) ([]string, error) {
+	ms, err := model.ParseModes(spec)
+	if err != nil {
+		return nil, fmt.Errorf("ablate: --modes %q: %w", spec, err)
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = string(m)
+	}
+	return out, nil
+}
+
+// parseSweep reads --sweep key=v1,v2,...: the key and its values, each
+// at least once and none twice.
+func parseSweep(spec string) (string, []string, error) {
+	key, list, ok := strings.Cut(spec, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" || strings.TrimSpace(list) == "" {
+		return "", nil, fmt.Errorf("ablate: --sweep %q: want key=v1,v2,... (for example spar.rho0=0.1,0.3,0.5)", spec)
+	}
+	var vals []string
+	seen := map[string]bool{}
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return "", nil, fmt.Errorf("ablate: --sweep %q: an empty value in the list", spec)
+		}
+		if seen[v] {
+			return "", nil, fmt.Errorf("ablate: --sweep %q: value %s appears twice", spec, v)
+		}
+		seen[v] = true
+		vals = append(vals, v)
+	}
+	return key, vals, nil
+}
+
+// ablateEntry is one run of an ablation: a mode (and a swept value).
+type ablateEntry struct {
+	mode, value, label string
+	dir                string
+	opts               TrainOptions
+	cfg                config.Config
+}
+
+// Ablate trains and evaluates every entry and writes the outputs.
+func Ablate(ctx context.Context, opts *AblateOptions) error {
+	// Data parallelism is uhno train's alone: under a launcher every rank
+	// would run and evaluate every mode into the same directories.
+	if l, err := dist.Detect(os.Getenv); err == nil && l.Size > 1 {
+		return fmt.Errorf("ablate: started by %s as %d ranks, but uhno ablate does not run data-parallel; run it as one process, or train each mode with mpirun ... uhno train --mode X", l.Launcher, l.Size)
+	}
+	if opts.Steps < 0 || opts.Warmup < 0 || opts.Batch < 0 || opts.Rollout < 0 || opts.Limit < 0 || opts.Resamples < 1 {
+		return fmt.Errorf("ablate: --steps, --warmup, --batch, --rollout and --trajectories must not be negative, --resamples >= 1")
+	}
+	var (
+		sweepKey  string
+		sweepVals []string
+		modes     []string
+		err       error
+	)
+	if opts.Sweep != "" {
+		if sweepKey, sweepVals, err = parseSweep(opts.Sweep); err != nil {
+			return err
+		}
+		modes = []string{model.ModeFull}
+		if opts.Modes != "" {
+			if modes, err = parseModes(opts.Modes); err != nil {
+				return err
+			}
+			if len(modes) > 2 {
+				return fmt.Errorf("ablate: --sweep runs one mode over the values; --modes %q names %d", opts.Modes, len(modes)-1)
+			}
+			modes = modes[len(modes)-1:]
+		}
+	} else {
+		spec := opts.Modes
+		if spec == "" {
+			spec = "all"
+		}
+		if modes, err = parseModes(spec); err != nil {
+			return err
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = filepath.Join(RunsDir, "ablate-"+opts.Task)
+		if sweepKey != "" {
+			dir = filepath.Join(RunsDir, "sweep-"+opts.Task+"-"+sweepKey)
+		}
+	}
+
+	// The shared schedule: uhno train's flags, the warm-up scaled once.
+	base := TrainOptions{Env: opts.Env, Model: "uhno", Params: opts.Params, DataDir: opts.DataDir, Threads: opts.Threads,
+		Quiet: opts.Quiet, Graph: true, LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
+		Keep: 2, ValPairs: 256, DynamicsEvery: opts.DynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories}
+	if opts.DynamicsSet {
+		base.Changed = func(name string) bool { return name == "dynamics-every" }
+	}
+	if opts.Prepare != nil {
+		if err := opts.Prepare(); err != nil {
+			return err
+		}
+	}
+	var entries []*ablateEntry
+	add := func(mode, value string) error {
+		e := &ablateEntry{mode: mode, value: value, label: model.Mode(mode).Label(), dir: filepath.Join(dir, mode), opts: base}
+		var sets []string
+		if sweepKey != "" {
+			e.label = sweepKey + " = " + value
+			e.dir = filepath.Join(dir, sweepKey+"="+value)
+			sets = []string{sweepKey + "=" + value}
+		}
+		e.opts.Dir = e.dir
+		cfg, err := opts.Configure(mode, sets)
+		if err != nil {
+			return err
+		}
+		e.cfg = cfg
+		e.opts.Configure = func(io.Writer) (config.Config, error) { return cfg, nil }
+		entries = append(entries, e)
+		return nil
+	}
+	for _, m := range modes {
+		if sweepKey == "" {
+			if err := add(m, ""); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, v := range sweepVals {
+			if err := add(m, v); err != nil {
+				return err
+			}
+		}
+	}
+	cfg0 := entries[0].cfg
+
+	// The data, once: generated on first use as uhno train does; its plan
+	// fixes the model's channels, so every entry's size can be printed
+	// before anything trains.
+	path, stride, dataDir, err := trainData(ctx, cfg0, &base, BuildRecord{})
+	if err != nil {
+		return err
+	}
+	td, err := openTaskData(cfg0, path, stride, statsFrom{Sidecar: freshSidecar(path, dataDir)})
+	if err != nil {
+		return err
+	}
+	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
+	nTest := len(td.split.Test)
+	td.ds.Close()
+	var fullCount int
+	specs := make([]model.Spec, len(entries))
+	for i, e := range entries {
+		spec, err := model.SpecFromConfig(e.cfg, in, out)
+		if err != nil {
+			return err
+		}
+		if opts.Params != "" {
+			target, err := model.ParseCount(opts.Params)
+			if err != nil {
+				return err
+			}
+			if spec, err = model.UHNOForBudget(spec, target); err != nil {
+				return err
+			}
+		}
+		if spec, err = model.ResolveFlat(spec); err != nil {
+			return err
+		}
+		specs[i] = spec
+		if e.mode == model.ModeFull && fullCount == 0 {
+			fullCount = model.CountUHNO(spec)
+		}
+	}
+	fmt.Fprintf(opts.Out, "ablate %s: %d runs of %d steps (warm-up %d, batch %d) in %s\n", cfg0.Task, len(entries),
+		cfg0.Optim.Steps, cfg0.Optim.Warmup, cfg0.Optim.Batch, dir)
+	for i, e := range entries {
+		n := model.CountUHNO(specs[i])
+		line := fmt.Sprintf("  %-14s %9s parameters", e.label, groupDigits(n))
+		if fullCount > 0 && e.mode != model.ModeFull {
+			line += fmt.Sprintf(" (%+.1f%% of Full)", 100*(float64(n)/float64(fullCount)-1))
+		}
+		if e.mode == model.ModeNoUShape {
+			line += fmt.Sprintf(": %d flat blocks of width %d, matched to Full", specs[i].FlatBlocks, specs[i].FlatWidth)
+		}
+		fmt.Fprintln(opts.Out, line)
+	}
+	lk, err := runlock.Acquire(dir) // one ablation per directory; each run locks its own too
+	if err != nil {
+		return fmt.Errorf("ablate: %w", err)
+	}
+	defer lk.Release()
+
+	// Train every entry: finished runs are skipped, interrupted ones
+	// resumed.
+	// Every directory is checked before anything trains, so a directory
+	// of other settings stops the command before hours of work, not after.
+	states := make([]int, len(entries))
+	for i, e := range entries {
+		if states[i], err = ablateRunState(e, specs[i]); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	trained := 0
+	for i, e := range entries {
+		head := fmt.Sprintf("ablate [%d/%d] %s", i+1, len(entries), e.label)
+		if trained > 0 {
+			per := time.Since(start) / time.Duration(trained)
+			left := 0
+			for _, st := range states[i:] {
+				if st != runDone {
+					left++
+				}
+			}
+			head += fmt.Sprintf(" (about %s left)", (per * time.Duration(left)).Round(time.Second))
+		}
+		switch states[i] {
+		case runDone:
+			fmt.Fprintf(opts.Out, "%s: trained already (%s)\n", head, e.dir)
+			continue
+		case runPartial:
+			fmt.Fprintf(opts.Out, "%s: resuming %s\n", head, e.dir)
+			ro := TrainOptions{Env: opts.Env, Model: "uhno", Resume: e.dir, Dir: e.dir, DataDir: opts.DataDir, Quiet: opts.Quiet,
+				LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: 2, ValPairs: 256, Graph: true,
+				DynamicsEvery: opts.DynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories}
+			if err := Train(ctx, &ro); err != nil {
+				return err
+			}
+		default:
+			fmt.Fprintf(opts.Out, "%s: training into %s\n", head, e.dir)
+			o := e.opts
+			if err := Train(ctx, &o); err != nil {
+				return err
+			}
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("ablate: interrupted during %s; rerun the same command to continue", e.label)
+		}
+		trained++
+	}
+
+	// Evaluate every entry (cached in <dir>/eval/<name>/results.json).
+	steps := cfg0.Data.Rollout
+	if opts.Rollout > 0 {
+		steps = opts.Rollout
+	}
+	wantTrajs := nTest
+	if opts.Limit > 0 && opts.Limit < nTest {
+		wantTrajs = opts.Limit
+	}
+	res := eval.Ablation{Format: eval.AblationFormat, Version: opts.Version, Task: cfg0.Task, Kind: "modes", SweepKey: sweepKey,
+		Schedule: eval.AblationSchedule{Steps: cfg0.Optim.Steps, Warmup: cfg0.Optim.Warmup, Batch: cfg0.Optim.Batch,
+			LR: cfg0.Optim.LR, Params: opts.Params, Sets: opts.Sets, Seed: cfg0.Seed},
+		Command: ablateCommand(opts)}
+	if sweepKey != "" {
+		res.Kind = "sweep"
+	}
+	for i, e := range entries {
+		evalDir := filepath.Join(dir, "eval", filepath.Base(e.dir))
+		r, err := readEvalCache(evalDir, e.cfg.Optim.Steps, steps, wantTrajs, opts)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			fmt.Fprintf(opts.Out, "ablate: evaluating %s [%d/%d]\n", e.label, i+1, len(entries))
+			eo := EvalOptions{Env: Env{Out: io.Discard, Err: opts.Err, Version: opts.Version, NewBackend: opts.NewBackend}, Checkpoints: []string{e.dir}, Rollout: opts.Rollout, HorizonMult: 1,
+				Dir: evalDir, DataDir: opts.DataDir, Threads: opts.Threads, Limit: opts.Limit, Resamples: opts.Resamples,
+				Seed: opts.Seed, Quiet: opts.Quiet}
+			if err := Eval(ctx, &eo); err != nil {
+				return err
+			}
+			if r, err = readEvalCache(evalDir, e.cfg.Optim.Steps, steps, wantTrajs, opts); err != nil {
+				return err
+			}
+			if r == nil {
+				return fmt.Errorf("ablate: %s: the evaluation just written does not match the run", evalDir)
+			}
+		}
+		m := r.Models[0]
+		res.Steps, res.Trajs, res.Data = r.Steps, r.Trajs, r.Data
+		res.Entries = append(res.Entries, eval.AblationEntry{Mode: e.mode, Label: e.label, Value: e.value, Run: e.dir,
+			Params: m.Params, Step: m.Step, TrainSeconds: trainSeconds(e.dir), Eval: m.Eval})
+	}
+	if sweepKey == "" {
+		eval.DegradationFactors(res.Entries, model.ModeFull)
+	}
+	return writeAblation(dir, &res, opts.Out)
+}
+
+// Run states of an ablation entry.
+const (
+	runNone    = iota // no run in the directory
+	runPartial        // a checkpoint before the last step
+	runDone           // a checkpoint at the last step
+)
+
+// ablateRunState says whether e's run directory holds nothing, an
+// unfinished run or a finished one, and refuses a run whose configuration
+// or architecture differs from what e asks for: it is another experiment,
+// and ablate neither mixes it in nor overwrites it.
+func ablateRunState(e *ablateEntry, spec model.Spec) (int, error) {
+	if _, err := os.Stat(filepath.Join(e.dir, train.LatestFile)); errors.Is(err, fs.ErrNotExist) {
+		return runNone, nil
+	}
+	st, ck, err := train.ReadState(e.dir)
+	if err != nil {
+		return 0, AsCommand("ablate", err)
+	}
+	other := func(what string) error {
+		return fmt.Errorf("ablate: %s holds a run with other settings (%s); choose another --out or remove it", e.dir, what)
+	}
+	if key := configDiff(st.Config, e.cfg); key != "" {
+		return 0, other("configuration key " + key)
+	}
+	var rec BuildRecord
+	var spec0 model.Spec
+	if err := json.Unmarshal(st.Build, &rec); err == nil {
+		rec.Upgrade()
+	}
+	if rec.Model != "uhno" || rec.Spec == nil || json.Unmarshal(rec.Spec, &spec0) != nil {
+		return 0, other("not a U-HNO run of uhno train")
+	}
+	have, err := model.ResolveFlat(spec0)
+	if err != nil {
+		return 0, other(fmt.Sprintf("architecture of checkpoint %s: %v", ck, err))
+	}
+	if !reflect.DeepEqual(have, spec) {
+		return 0, other(fmt.Sprintf("architecture: C0 %d, %d parameters, not C0 %d, %d parameters (--params)",
+			have.C0, model.CountUHNO(have), spec.C0, model.CountUHNO(spec)))
+	}
+	if st.Step >= st.Config.Optim.Steps {
+		return runDone, nil
+	}
+	return runPartial, nil
+}
+
+// configDiff returns the first configuration key (dotted, in sorted
+// order) whose value differs between a and b, or "" when they are equal.
+func configDiff(a, b config.Config) string {
+	flat := func(c config.Config) map[string]string {
+		raw, _ := json.Marshal(c)
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		out := map[string]string{}
+		var walk func(prefix string, v any)
+		walk = func(prefix string, v any) {
+			if mm, ok := v.(map[string]any); ok {
+				for k, x := range mm {
+					walk(strings.TrimPrefix(prefix+"."+k, "."), x)
+				}
+				return
+			}
+			s, _ := json.Marshal(v)
+			out[prefix] = string(s)
+		}
+		walk("", m)
+		return out
+	}
+	fa, fb := flat(a), flat(b)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		if fa[k] != fb[k] {
+			return fmt.Sprintf("%s: %s here, %s asked", k, orNone(fa[k]), orNone(fb[k]))
+		}
+	}
+	return ""
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
