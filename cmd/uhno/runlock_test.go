@@ -43,7 +43,7 @@ func TestRunDirectoryOneWriter(t *testing.T) {
 	if err := first.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // a write in flight lands before the snapshot
+	waitStopped(t, first.cmd.Process.Pid) // a write in flight lands before the snapshot
 	before := snapshot(t, run)
 
 	for _, args := range [][]string{
@@ -81,6 +81,40 @@ func TestRunDirectoryOneWriter(t *testing.T) {
 
 // snapshot describes every file under dir: name, size and modification
 // time, in walk order.
+// waitStopped waits until every thread of process pid is stopped ("T" in
+// /proc): a thread inside a system call (a checkpoint's mkdir or write on
+// a loaded disk) stops only when the call returns, so a fixed sleep after
+// SIGSTOP can miss a write still landing. Elsewhere than Linux it sleeps.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		time.Sleep(500 * time.Millisecond)
+		return
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		stopped := true
+		for _, p := range tasks {
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				continue // the thread exited
+			}
+			// The state follows the parenthesised command name.
+			if i := strings.LastIndexByte(string(raw), ')'); i < 0 || i+2 >= len(raw) || (raw[i+2] != 'T' && raw[i+2] != 't') {
+				stopped = false
+			}
+		}
+		if stopped {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not stop within 30 s of SIGSTOP", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func snapshot(t *testing.T, dir string) string {
 	t.Helper()
 	var b strings.Builder
