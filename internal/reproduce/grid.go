@@ -1,16 +1,29 @@
-// Package reproduce plans and runs the paper's table grid: which
-// trainings, evaluations and benches the chosen tables need, and in which
-// run directories they live. The plan is derived from the paper's tables
-// as transcribed in package report, so a table's rows and columns are
-// written down once: a cell is planned wherever the paper prints a value
-// (and, for the accuracy tables, for every model and task asked for, so
-// a dash in the paper does not hide a model from the comparison).
+// Package reproduce regenerates the paper's tables (`uhno reproduce`):
+// it plans which trainings, evaluations and benches the chosen tables need
+// and in which run directories they live, and runs them resumably on top
+// of package experiment, which owns training and evaluation. It exists so
+// that the paper's 75-run grid is one command rather than a script of
+// trainings, evaluations and a report written by hand, and so that the
+// grid's bookkeeping (which run is finished, which evaluation current,
+// which directory belongs to another experiment) is experiment's one
+// implementation (experiment.RunState, Eval's SkipCurrent, Ablate), not a
+// copy.
 //
-// Planning is pure (Plan); running it is Run, on top of package
-// experiment, which owns training and evaluation. A grid of independent
-// trainings is a job array: Cell K trains run K alone, so any scheduler
-// can run the cells (WriteSlurm writes one for Slurm), and Finish
-// evaluates and reports once every cell is done.
+// The plan is derived from the paper's tables as transcribed in package
+// report, so a table's rows and columns are written down once: a cell is
+// planned wherever the paper prints a value (and, for the accuracy tables,
+// for every model and task asked for, so a dash in the paper does not hide
+// a model from the comparison).
+//
+// Planning is pure (Plan); Run trains, evaluates, benches and reports.
+// A grid of independent trainings is a job array: RunOptions.Cell K
+// trains run K alone, so any scheduler can run the cells (WriteSlurm
+// writes a Slurm script), and RunOptions.Finish evaluates and reports
+// once every cell is done. Layout: <out>/<task>/<model>; ablation modes
+// at <out>/<task>/ablate/<mode> with <task>/ablate/full a link to ../uhno
+// (Full trained once; docs/DECISIONS.md, D-reproduce-layout);
+// <task>/eval, <task>/eval-4x, <out>/bench, <out>/report. Schedules:
+// Schedules (D-reproduce-cpu5k).
 package reproduce
 
 import (
