@@ -36,7 +36,7 @@ type Schedule struct {
 // (docs/DECISIONS.md, D-reproduce-cpu5k).
 var Schedules = []Schedule{
 	{"paper", "each task's configs/<task>.yaml: 20,000 steps, warm-up 1,000, cosine (Sec. 4.1)", 0},
-	{"cpu5k", "5,000 steps, warm-up 250 (the paper's 5%), cosine: the seven self-generated tasks fit about 12 CPU-hours on 2 cores at 0.62M", 5000},
+	{"cpu5k", "5,000 steps, warm-up 250 (the paper's 5%), cosine: a quarter of the paper's training, for CPU machines", 5000},
 }
 
 // ScheduleNames lists the schedules' names.
