@@ -97,7 +97,7 @@ func newRoot(stdout, stderr io.Writer) (*cobra.Command, *profiler) {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})
 	root.AddCommand(newConfigCmd(stdout, nil), newDoctorCmd(stdout, nil), newDatagenCmd(stdout, stderr, nil), newTrainCmd(stdout, stderr, nil), newEvalCmd(stdout, stderr, nil), newAblateCmd(stdout, stderr, nil), newBenchCmd(stdout, stderr, nil))
-	root.AddCommand(newReportCmd(stdout, stderr, nil), newPredictCmd(stdout, stderr, nil))
+	root.AddCommand(newReportCmd(stdout, stderr, nil), newPredictCmd(stdout, stderr, nil), newReproduceCmd(stdout, stderr, nil))
 	return root, prof
 }
 

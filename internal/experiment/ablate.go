@@ -2,15 +2,10 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,7 +15,6 @@ import (
 	"uhno/internal/eval"
 	"uhno/internal/model"
 	"uhno/internal/runlock"
-	"uhno/internal/train"
 )
 
 // AblateOptions are the inputs of an ablation or sweep (`uhno ablate`).
@@ -262,10 +256,14 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 	// resumed.
 	// Every directory is checked before anything trains, so a directory
 	// of other settings stops the command before hours of work, not after.
-	states := make([]int, len(entries))
+	states := make([]State, len(entries))
 	for i, e := range entries {
-		if states[i], err = ablateRunState(e, specs[i]); err != nil {
+		rec, err := PlanRecord(e.cfg, "uhno", in, out, opts.Params, 0)
+		if err != nil {
 			return err
+		}
+		if states[i], err = RunState(e.dir, e.cfg, rec); err != nil {
+			return AsCommand("ablate", err)
 		}
 	}
 	start := time.Now()
@@ -276,17 +274,17 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 			per := time.Since(start) / time.Duration(trained)
 			left := 0
 			for _, st := range states[i:] {
-				if st != runDone {
+				if st != RunDone {
 					left++
 				}
 			}
 			head += fmt.Sprintf(" (about %s left)", (per * time.Duration(left)).Round(time.Second))
 		}
 		switch states[i] {
-		case runDone:
+		case RunDone:
 			fmt.Fprintf(opts.Out, "%s: trained already (%s)\n", head, e.dir)
 			continue
-		case runPartial:
+		case RunPartial:
 			fmt.Fprintf(opts.Out, "%s: resuming %s\n", head, e.dir)
 			ro := TrainOptions{Env: opts.Env, Model: "uhno", Resume: e.dir, Dir: e.dir, DataDir: opts.DataDir, Quiet: opts.Quiet,
 				LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery, Keep: 2, ValPairs: 256, Graph: true,
@@ -353,101 +351,4 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 		eval.DegradationFactors(res.Entries, model.ModeFull)
 	}
 	return writeAblation(dir, &res, opts.Out)
-}
-
-// Run states of an ablation entry.
-const (
-	runNone    = iota // no run in the directory
-	runPartial        // a checkpoint before the last step
-	runDone           // a checkpoint at the last step
-)
-
-// ablateRunState says whether e's run directory holds nothing, an
-// unfinished run or a finished one, and refuses a run whose configuration
-// or architecture differs from what e asks for: it is another experiment,
-// and ablate neither mixes it in nor overwrites it.
-func ablateRunState(e *ablateEntry, spec model.Spec) (int, error) {
-	if _, err := os.Stat(filepath.Join(e.dir, train.LatestFile)); errors.Is(err, fs.ErrNotExist) {
-		return runNone, nil
-	}
-	st, ck, err := train.ReadState(e.dir)
-	if err != nil {
-		return 0, AsCommand("ablate", err)
-	}
-	other := func(what string) error {
-		return fmt.Errorf("ablate: %s holds a run with other settings (%s); choose another --out or remove it", e.dir, what)
-	}
-	if key := configDiff(st.Config, e.cfg); key != "" {
-		return 0, other("configuration key " + key)
-	}
-	var rec BuildRecord
-	var spec0 model.Spec
-	if err := json.Unmarshal(st.Build, &rec); err == nil {
-		rec.Upgrade()
-	}
-	if rec.Model != "uhno" || rec.Spec == nil || json.Unmarshal(rec.Spec, &spec0) != nil {
-		return 0, other("not a U-HNO run of uhno train")
-	}
-	have, err := model.ResolveFlat(spec0)
-	if err != nil {
-		return 0, other(fmt.Sprintf("architecture of checkpoint %s: %v", ck, err))
-	}
-	if !reflect.DeepEqual(have, spec) {
-		return 0, other(fmt.Sprintf("architecture: C0 %d, %d parameters, not C0 %d, %d parameters (--params)",
-			have.C0, model.CountUHNO(have), spec.C0, model.CountUHNO(spec)))
-	}
-	if st.Step >= st.Config.Optim.Steps {
-		return runDone, nil
-	}
-	return runPartial, nil
-}
-
-// configDiff returns the first configuration key (dotted, in sorted
-// order) whose value differs between a and b, or "" when they are equal.
-func configDiff(a, b config.Config) string {
-	flat := func(c config.Config) map[string]string {
-		raw, _ := json.Marshal(c)
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		out := map[string]string{}
-		var walk func(prefix string, v any)
-		walk = func(prefix string, v any) {
-			if mm, ok := v.(map[string]any); ok {
-				for k, x := range mm {
-					walk(strings.TrimPrefix(prefix+"."+k, "."), x)
-				}
-				return
-			}
-			s, _ := json.Marshal(v)
-			out[prefix] = string(s)
-		}
-		walk("", m)
-		return out
-	}
-	fa, fb := flat(a), flat(b)
-	keys := map[string]bool{}
-	for k := range fa {
-		keys[k] = true
-	}
-	for k := range fb {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
-		if fa[k] != fb[k] {
-			return fmt.Sprintf("%s: %s here, %s asked", k, orNone(fa[k]), orNone(fb[k]))
-		}
-	}
-	return ""
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }

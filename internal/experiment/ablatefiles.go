@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,23 +25,12 @@ import (
 // of the run's last step with the wanted rollout, trajectories and
 // bootstrap; nil when it must be (re)made.
 func readEvalCache(dir string, lastStep, steps, trajs int, opts *AblateOptions) (*eval.Results, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, eval.ResultsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	r, err := currentResults(dir, evalWant{Runs: []evalRun{{Step: lastStep}}, Steps: steps, Trajs: trajs, HorizonMult: 1,
+		Resamples: opts.Resamples, Seed: opts.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("ablate: %w", err)
 	}
-	var r eval.Results
-	if err := json.Unmarshal(raw, &r); err != nil || r.Format != eval.ResultsFormat || len(r.Models) != 1 {
-		return nil, nil // not ours or damaged: evaluate again
-	}
-	m := r.Models[0]
-	if m.Step != lastStep || r.Steps != steps || r.Trajs != trajs || r.HorizonMult != 1 ||
-		m.Eval.Bootstrap.Resamples != opts.Resamples || m.Eval.Bootstrap.Seed != opts.Seed {
-		return nil, nil
-	}
-	return &r, nil
+	return r, nil
 }
 
 // trainSeconds is the training time recorded in a run's log (the last

@@ -95,36 +95,14 @@ func PresetNames() []string {
 // Bench resolves the rows, measures them one after the other and
 // reports.
 func Bench(ctx context.Context, opts *BenchOptions) error {
-	preset, entries, err := benchPlan(opts)
-	if err != nil {
-		return err
-	}
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
-	// Build every row's model once on the host before measuring any, so
-	// that a bad combination fails at once rather than after minutes of
-	// timing.
-	for _, e := range entries {
-		if _, _, err := benchCase(e, opts, cpu.New(1)); err != nil {
-			return err
-		}
-	}
 	info := opts.Out // the human-readable part
 	if opts.JSON == "-" {
 		info = opts.Err
 	}
-	rep := bench.Report{Format: bench.ReportFormat, Version: opts.Version, Preset: preset, Host: bench.HostInfo(), Threads: threads,
-		FFTFLOPs: fmt.Sprintf("%g N log2 N per real FFT of N points", bench.FFTFlopsPerPoint)}
-	for _, e := range entries {
-		res, err := benchOne(ctx, e, opts, threads, info)
-		if err != nil {
-			return err
-		}
-		rep.Results = append(rep.Results, res)
+	rep, err := Measure(ctx, opts, info)
+	if err != nil {
+		return err
 	}
-	rep.Overheads = sparOverheads(rep.Results)
 
 	fmt.Fprintln(info)
 	if err := bench.WriteTable(info, rep.Results); err != nil {
@@ -154,6 +132,39 @@ func Bench(ctx context.Context, opts *BenchOptions) error {
 	}
 	fmt.Fprintf(info, "\nreport in %s\n", opts.JSON)
 	return nil
+}
+
+// Measure resolves the rows of opts and measures them one after the
+// other, printing each row's model to info: the report Bench prints and
+// writes, and the step times uhno reproduce --dry-run estimates from.
+func Measure(ctx context.Context, opts *BenchOptions, info io.Writer) (*bench.Report, error) {
+	preset, entries, err := benchPlan(opts)
+	if err != nil {
+		return nil, err
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	// Build every row's model once on the host before measuring any, so
+	// that a bad combination fails at once rather than after minutes of
+	// timing.
+	for _, e := range entries {
+		if _, _, err := benchCase(e, opts, cpu.New(1)); err != nil {
+			return nil, err
+		}
+	}
+	rep := &bench.Report{Format: bench.ReportFormat, Version: opts.Version, Preset: preset, Host: bench.HostInfo(), Threads: threads,
+		FFTFLOPs: fmt.Sprintf("%g N log2 N per real FFT of N points", bench.FFTFlopsPerPoint)}
+	for _, e := range entries {
+		res, err := benchOne(ctx, e, opts, threads, info)
+		if err != nil {
+			return nil, err
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	rep.Overheads = sparOverheads(rep.Results)
+	return rep, nil
 }
 
 // benchOne measures one row on a backend of its own (newBackend: the CPU,
@@ -226,6 +237,8 @@ func benchPlan(opts *BenchOptions) (string, []benchEntry, error) {
 		if name == "cost-spar" && mode != "" {
 			return "", nil, fmt.Errorf("bench: --mode does not apply to preset cost-spar, which compares modes full and F")
 		}
+	} else if opts.Model != "" {
+		entries = []benchEntry{{Task: opts.Task, Model: opts.Model}}
 	} else {
 		entries = []benchEntry{{Task: opts.Task, Model: "uhno"}, {Task: opts.Task, Model: "fno"}}
 	}

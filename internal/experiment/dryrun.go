@@ -68,16 +68,17 @@ func DryRun(cfg config.Config, opts DryRunOptions) error {
 	if err := dryRunMemory(opts.Out, cfg, pl, m, lc, in, out); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "data: %s\n", dryRunData(cfg, opts))
+	fmt.Fprintf(opts.Out, "data: %s\n", DataStatus(cfg, opts.DataDir))
 	fmt.Fprintln(opts.Out, "nothing was generated, read or written (--dry-run)")
 	return nil
 }
 
-// dryRunData says where the run's data would come from, without touching
-// it: a PDEBench index, the generated file if it is already there, or the
-// file that would be generated.
-func dryRunData(cfg config.Config, opts DryRunOptions) string {
-	dir := opts.DataDir
+// DataStatus says where a run of cfg takes its data from, without
+// touching it: a PDEBench index, the generated file if it is already
+// there, or the file that would be generated (dataDir "": $UHNO_DATA or
+// the user cache), as uhno train looks them up.
+func DataStatus(cfg config.Config, dataDir string) string {
+	dir := dataDir
 	if dir == "" {
 		d, err := datagen.DefaultDir()
 		if err != nil {

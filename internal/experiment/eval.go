@@ -41,6 +41,12 @@ type EvalOptions struct {
 	Seed        uint64
 	Quiet       bool
 	NoFigures   bool
+	// SkipCurrent leaves an evaluation in Dir alone when it is current:
+	// of the same checkpoints at the same steps, with the same rollout,
+	// horizon, trajectories and bootstrap (Current is then set).
+	SkipCurrent bool
+	// Current is set by Eval when SkipCurrent found Dir current.
+	Current bool
 
 	// Changed reports which flags were given; nil: none.
 	Changed func(name string) bool
@@ -150,6 +156,21 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 	runDir := opts.Dir
 	if runDir == "" {
 		runDir = filepath.Join("runs", "eval-"+cfg0.Task)
+	}
+	if opts.SkipCurrent {
+		want := evalWant{Steps: steps, Trajs: len(trajs), HorizonMult: opts.HorizonMult, Resamples: opts.Resamples, Seed: opts.Seed}
+		for _, ck := range cks {
+			want.Runs = append(want.Runs, evalRun{Checkpoint: ck.dir, Step: ck.st.Step})
+		}
+		r, err := currentResults(runDir, want)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		if r != nil {
+			opts.Current = true
+			fmt.Fprintf(opts.Out, "eval: %s is current (the same checkpoints at the same steps, the same settings); not evaluated again\n", runDir)
+			return nil
+		}
 	}
 	lk, err := runlock.Acquire(runDir)
 	if err != nil {

@@ -40,15 +40,8 @@ func uhnoSpec(cfg config.Config, in, out int, params string) (model.Spec, error)
 // describes on resume, eval or predict, and describes it in one line with
 // its parameter count.
 func buildModel(cfg config.Config, in, out int, choice modelChoice, rec *BuildRecord, b tensor.Backend) (model.Model, string, error) {
-	if rec.Spec == nil { // a fresh run: derive the spec
-		spec, err := uhnoSpec(cfg, in, out, choice.Params)
-		if err != nil {
-			return nil, "", err
-		}
-		if !model.TakesMode(rec.Model, model.Mode(spec.Mode)) && model.Registered(rec.Model) {
-			return nil, "", fmt.Errorf("train: mode %s changes U-HNO's architecture; --model %s takes only the loss modes C, D and E", spec.Mode, rec.Model)
-		}
-		r, err := model.PlanRecord(rec.Model, model.Plan{UHNO: spec, Grid: cfg.PDE.Grid, Periodic: cfg.PDE.Boundary != "dirichlet", Width: choice.Width})
+	if rec.Spec == nil { // a fresh run: plan the record
+		r, err := PlanRecord(cfg, rec.Model, in, out, choice.Params, choice.Width)
 		if err != nil {
 			return nil, "", err
 		}

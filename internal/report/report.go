@@ -24,6 +24,9 @@ type Options struct {
 	// Version is uhno's version, and Command the command line of this
 	// report, both written in its header.
 	Version, Command string
+	// Notes is Markdown placed after the header's first paragraph (uhno
+	// reproduce: its schedule, commit, commands and missing cells).
+	Notes string
 }
 
 // Result says what Write did.
@@ -154,6 +157,9 @@ func (b *builder) header(w *strings.Builder, opts Options, in *inputs) {
 		fmt.Fprintf(w, ": `%s`", opts.Command)
 	}
 	w.WriteString(".\n\n")
+	if opts.Notes != "" {
+		w.WriteString(strings.TrimRight(opts.Notes, "\n") + "\n\n")
+	}
 	w.WriteString("Our values print as `mean [low, high]`: 95% percentile bootstrap intervals over test trajectories " +
 		"(Wilson intervals for crash rates; for timings the median with [min, max] over the timed repeats). " +
 		"The paper's print as in the paper, with its intervals where it gives them. " +

@@ -1,16 +1,29 @@
-// Package reproduce plans and runs the paper's table grid: which
-// trainings, evaluations and benches the chosen tables need, and in which
-// run directories they live. The plan is derived from the paper's tables
-// as transcribed in package report, so a table's rows and columns are
-// written down once: a cell is planned wherever the paper prints a value
-// (and, for the accuracy tables, for every model and task asked for, so
-// a dash in the paper does not hide a model from the comparison).
+// Package reproduce regenerates the paper's tables (`uhno reproduce`):
+// it plans which trainings, evaluations and benches the chosen tables need
+// and in which run directories they live, and runs them resumably on top
+// of package experiment, which owns training and evaluation. It exists so
+// that the paper's 75-run grid is one command rather than a script of
+// trainings, evaluations and a report written by hand, and so that the
+// grid's bookkeeping (which run is finished, which evaluation current,
+// which directory belongs to another experiment) is experiment's one
+// implementation (experiment.RunState, Eval's SkipCurrent, Ablate), not a
+// copy.
 //
-// Planning is pure (Plan); running it is Run, on top of package
-// experiment, which owns training and evaluation. A grid of independent
-// trainings is a job array: Cell K trains run K alone, so any scheduler
-// can run the cells (WriteSlurm writes one for Slurm), and Finish
-// evaluates and reports once every cell is done.
+// The plan is derived from the paper's tables as transcribed in package
+// report, so a table's rows and columns are written down once: a cell is
+// planned wherever the paper prints a value (and, for the accuracy tables,
+// for every model and task asked for, so a dash in the paper does not hide
+// a model from the comparison).
+//
+// Planning is pure (Plan); Run trains, evaluates, benches and reports.
+// A grid of independent trainings is a job array: RunOptions.Cell K
+// trains run K alone, so any scheduler can run the cells (WriteSlurm
+// writes a Slurm script), and RunOptions.Finish evaluates and reports
+// once every cell is done. Layout: <out>/<task>/<model>; ablation modes
+// at <out>/<task>/ablate/<mode> with <task>/ablate/full a link to ../uhno
+// (Full trained once; docs/DECISIONS.md, D-reproduce-layout);
+// <task>/eval, <task>/eval-4x, <out>/bench, <out>/report. Schedules:
+// Schedules (D-reproduce-cpu5k).
 package reproduce
 
 import (
@@ -53,20 +66,23 @@ type Options struct {
 	CFD3D bool
 }
 
-// Run is one training of the grid.
-type Run struct {
+// Cell is one training of the grid (its index in Grid.Runs is its cell
+// number).
+type Cell struct {
 	Task  string
 	Model string // uhno's model name: "uhno", "fno", ..., "fno-wider"
 	Mode  string // ablation mode "A".."I", or "" for the full model
 	// Dir is the run directory relative to the grid's output:
-	// <task>/<model> or <task>/uhno-<mode>.
+	// <task>/<model>, or <task>/ablate/<mode> for an ablation mode (the
+	// layout of uhno ablate, whose Full is <task>/ablate/full, a link to
+	// ../uhno made by Run).
 	Dir string
 	// Tables are the tables that need this run, in TableNames order.
 	Tables []string
 }
 
 // Name is the run's label: the model name, or uhno-<mode>.
-func (r Run) Name() string {
+func (r Cell) Name() string {
 	if r.Mode != "" {
 		return "uhno-" + r.Mode
 	}
@@ -91,7 +107,7 @@ type Eval struct {
 // and what could not be planned.
 type Grid struct {
 	Tables []string
-	Runs   []Run
+	Runs   []Cell
 	Evals  []Eval
 	// Bench lists the models Tab. cost times on NS-2D, empty if cost
 	// was not asked for.
@@ -163,9 +179,9 @@ func Plan(o Options) (*Grid, error) {
 		if !slices.Contains(tasks, task) || !slices.Contains(models, model) {
 			return
 		}
-		r := Run{Task: task, Model: model, Mode: mode, Dir: task + "/" + model}
+		r := Cell{Task: task, Model: model, Mode: mode, Dir: task + "/" + model}
 		if mode != "" {
-			r.Dir = task + "/uhno-" + mode
+			r.Dir = ablateDir(task) + "/" + mode
 		}
 		if task == "cfd3d" && !o.CFD3D {
 			msg := fmt.Sprintf("%s (%s) needs PDEBench's 3D-CFD file (--pdebench FILE)", r.Dir, table)
@@ -217,7 +233,7 @@ func Plan(o Options) (*Grid, error) {
 	}
 	// Runs in a stable order: by task in the paper's order, then models
 	// in the paper's order, then modes; the index is the cell number.
-	rank := func(r Run) (int, int, int) {
+	rank := func(r Cell) (int, int, int) {
 		mi := slices.Index(Models, r.Model)
 		if mi < 0 {
 			mi = len(Models)
@@ -235,12 +251,13 @@ func Plan(o Options) (*Grid, error) {
 		}
 		return ak < bk
 	})
-	// One evaluation per task over all its runs at the training horizon,
+	// One evaluation per task over all its runs but the ablation modes
+	// (evaluated by uhno ablate's pipeline) at the training horizon,
 	// and one at 4x over the stability runs.
 	for _, task := range report.PaperTasks {
 		var all, stab []string
 		for _, r := range g.Runs {
-			if r.Task != task {
+			if r.Task != task || r.Mode != "" { // the modes: Ablate's evaluation
 				continue
 			}
 			all = append(all, r.Dir)

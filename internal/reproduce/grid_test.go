@@ -62,7 +62,7 @@ func TestPlanSharesRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(g.Runs, func(r Run) bool { return r.Dir == "burgers/uhno" })
+	i := slices.IndexFunc(g.Runs, func(r Cell) bool { return r.Dir == "burgers/uhno" })
 	if i < 0 {
 		t.Fatalf("no burgers/uhno in %v", dirs(g))
 	}
@@ -72,8 +72,8 @@ func TestPlanSharesRuns(t *testing.T) {
 	}
 	// Order: paper's model order, U-HNO, then the modes, then FNO-wider.
 	got := strings.Join(dirs(g), " ")
-	wantOrder := "burgers/fno burgers/gno burgers/cno burgers/wno burgers/ffno burgers/convfno burgers/loglofno burgers/uhno burgers/uhno-A"
-	if !strings.HasPrefix(got, wantOrder) || !strings.HasSuffix(got, "burgers/uhno-I burgers/fno-wider") {
+	wantOrder := "burgers/fno burgers/gno burgers/cno burgers/wno burgers/ffno burgers/convfno burgers/loglofno burgers/uhno burgers/ablate/A"
+	if !strings.HasPrefix(got, wantOrder) || !strings.HasSuffix(got, "burgers/ablate/I burgers/fno-wider") {
 		t.Errorf("order %s", got)
 	}
 	var stab Eval

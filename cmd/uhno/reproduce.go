@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"uhno/internal/atomicfile"
+	"uhno/internal/config"
+	"uhno/internal/eval"
+	"uhno/internal/experiment"
+	"uhno/internal/reproduce"
+)
+
+// reproduceOptions are the inputs of `uhno reproduce`: reproduce.RunOptions
+// bound to its flags, and the flags that stay in the command (--slurm).
+type reproduceOptions struct {
+	reproduce.RunOptions
+	Slurm string
+	// args are the flags that define the grid, repeated in the Slurm jobs.
+	args []string
+}
+
+func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduceOptions) error) *cobra.Command {
+	opts := &reproduceOptions{RunOptions: reproduce.RunOptions{Env: env(out, errOut), Cell: -1}}
+	var tables, tasks, models []string
+	var schedules strings.Builder
+	for _, s := range reproduce.Schedules {
+		fmt.Fprintf(&schedules, "  %-7s %s\n", s.Name, s.About)
+	}
+	cmd := &cobra.Command{
+		Use:   "reproduce [--tables LIST|all] [--tasks LIST|all] [--models LIST|all] [--schedule paper|cpu5k] [--steps N] [--params 0.62M] [--parallel N] [--dry-run] [--out DIR]",
+		Short: "Regenerate the paper's tables: train every (task, model or mode) run, evaluate, bench and report, resumably",
+		Long: `Work out the runs the chosen tables need (Tab. main-acc, main-acc-h1,
+stability, spectral, fno-wider, ablation-extra, cost), train each as an
+ordinary run of uhno train (<out>/<task>/<model>; ablation modes in
+<out>/<task>/ablate/<mode>, whose full is a link to ../uhno), evaluate each
+task's runs side by side (<task>/eval, and <task>/eval-4x at 4x the
+training horizon for Tab. stability), run uhno ablate's evaluation for
+Tab. ablation-extra, bench Tab. cost (<out>/bench), and write one report
+(<out>/report/report.md) beside the paper's values with the schedule, the
+commit and the commands.
+
+Resumable like uhno ablate: finished runs and current evaluations are
+skipped, an interrupted run resumes, a run directory made with other
+settings is refused naming the first difference, Ctrl-C stops after a
+checkpoint. --parallel N trains N runs at once with the threads split.
+
+Schedules (--schedule; --steps N overrides the steps, the warm-up scaled
+as uhno train scales it):
+` + schedules.String() + `
+--cell K trains cell K alone (the same flags plan the same grid) and
+--finish evaluates, benches and reports once every cell is done, so any
+scheduler can run the grid; --slurm FILE writes a Slurm script doing so
+(a job array of --cell, then an afterok job of --finish). --dry-run prints
+the grid, every run's parameter count beside U-HNO's, its data and an
+estimate of its time from a short measured step on this machine.
+3D-CFD needs PDEBench's file (--pdebench FILE, or one indexed by uhno
+datagen --pdebench); without it the report lists the cells left out.`,
+		Example: `  uhno reproduce --dry-run --schedule paper
+  uhno reproduce --tasks burgers,darcy --models uhno,fno --steps 30 --params 0.06M
+  uhno reproduce --schedule cpu5k --parallel 2 --out runs/reproduce
+  uhno reproduce --schedule cpu5k --slurm reproduce.sh && bash reproduce.sh
+  uhno reproduce --schedule cpu5k --cell 3; uhno reproduce --schedule cpu5k --finish`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Grid = reproduce.Options{Tables: tables, Tasks: tasks, Models: models}
+			if _, err := reproduce.Plan(opts.Grid); err != nil { // a bad list: one line before anything else
+				return fmt.Errorf("reproduce: %w", err)
+			}
+			if !cmd.Flags().Changed("cell") {
+				opts.Cell = -1
+			}
+			opts.Command = "uhno reproduce"
+			cmd.Flags().Visit(func(f *pflag.Flag) {
+				vals := []string{f.Value.String()}
+				if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
+					vals = sv.GetSlice()
+				}
+				for _, v := range vals {
+					if f.Value.Type() == "bool" {
+						opts.Command += " --" + f.Name
+					} else {
+						opts.Command += " --" + f.Name + " " + v
+					}
+				}
+				if !slices.Contains([]string{"slurm", "cell", "finish", "dry-run", "parallel", "quiet"}, f.Name) {
+					for _, v := range vals {
+						opts.args = append(opts.args, "--"+f.Name+"="+v)
+					}
+				}
+			})
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return reproduceRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&tables, "tables", nil, "tables: all or a comma-separated list of "+strings.Join(reproduce.TableNames, ", "))
+	f.StringSliceVar(&tasks, "tasks", nil, "tasks: all or a comma-separated list of "+strings.Join(config.TaskNames(), ", "))
+	f.StringSliceVar(&models, "models", nil, "models: all or a comma-separated list of "+strings.Join(reproduce.Models, ", ")+", fno-wider")
+	f.StringVar(&opts.Schedule, "schedule", reproduce.Schedules[0].Name, "named schedule: "+strings.Join(reproduce.ScheduleNames(), ", "))
+	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps of every run, overriding the schedule's (warm-up scaled)")
+	f.StringVar(&opts.Params, "params", "0.62M", "scale U-HNO's width to this parameter count (the baselines matched to it)")
+	f.IntVar(&opts.Parallel, "parallel", 1, "trainings at once on this machine, the threads split between them")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "print the grid, parameter counts, data and a measured time estimate; train nothing")
+	f.StringVar(&opts.Dir, "out", "runs/reproduce", "output directory")
+	f.StringVar(&opts.Slurm, "slurm", "", "write a Slurm submission script to this file (a job array of --cell, then --finish) and exit")
+	f.IntVar(&opts.Cell, "cell", -1, "train this cell of the grid only (0-based, as --dry-run and --slurm list them)")
+	f.BoolVar(&opts.Finish, "finish", false, "evaluate, bench and report once every cell is trained")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override one configuration key for every run, key=value (repeatable)")
+	f.IntVar(&opts.Threads, "threads", 0, "CPU threads in all (default: all cores), split over --parallel")
+	f.StringVar(&opts.DataDir, "data", "", "data directory (default: $UHNO_DATA or the user cache)")
+	f.StringVar(&opts.PDEBench, "pdebench", "", "PDEBench's 3D-CFD HDF5 file for the cfd3d cells (indexed as uhno datagen --pdebench does)")
+	f.IntVar(&opts.Limit, "trajectories", 0, "evaluate only the first N test trajectories (default: all)")
+	f.IntVar(&opts.Resamples, "resamples", eval.DefaultResamples, "bootstrap resamples")
+	f.Uint64Var(&opts.Seed, "seed", 0, "bootstrap seed")
+	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")
+	return cmd
+}
+
+// reproduceRun configures every run as uhno train would (the built-in
+// file, --set, the mode, --steps with the warm-up scaled) and hands the
+// grid to reproduce.Run, or writes the Slurm script.
+func reproduceRun(ctx context.Context, opts *reproduceOptions) error {
+	o := opts.RunOptions
+	o.BenchRepeats, o.BenchWarmup = 10, 2 // uhno bench's defaults
+	o.Configure = func(task, mode string, steps int, sets []string) (config.Config, error) {
+		c := trainOptions{TrainOptions: experiment.TrainOptions{Env: experiment.Env{Out: io.Discard, Err: io.Discard}, Steps: steps},
+			Mode: mode, Load: loadRequest{Task: task, Sets: sets}}
+		if err := scaleWarmup(&c); err != nil {
+			return config.Config{}, err
+		}
+		return loadConfig(trainLoad(&c))
+	}
+	if opts.Slurm == "" {
+		return reproduce.Run(ctx, &o)
+	}
+	g, err := o.PlanGrid()
+	if err != nil {
+		return err
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("reproduce: --slurm: the path of this binary: %w", err)
+	}
+	var b strings.Builder
+	if err := reproduce.WriteSlurm(&b, g, reproduce.SlurmOptions{Binary: bin, Args: opts.args, CPUsPerTask: o.Threads}); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(opts.Slurm, []byte(b.String()), 0o755); err != nil {
+		return fmt.Errorf("reproduce: --slurm: %w", err)
+	}
+	fmt.Fprintf(o.Out, "reproduce: %d cells; submit with: bash %s\n", len(g.Runs), opts.Slurm)
+	return nil
+}

@@ -1,0 +1,111 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"uhno/internal/bench"
+	"uhno/internal/config"
+	"uhno/internal/experiment"
+	"uhno/internal/model"
+)
+
+// dryRun prints the grid: every run with its parameter count beside Full
+// U-HNO's, the data it needs and whether it is there, and its time
+// estimated from a short measured training step of each distinct (task,
+// model) on this machine (experiment.Measure, at the run's grid, batch
+// and budget; an ablation mode is estimated by U-HNO's step); the total.
+// Nothing is trained, generated or written.
+func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about string) error {
+	fmt.Fprintf(o.Out, "reproduce --dry-run: %d runs, %d evaluations, %d benches in %s\nschedule %s\n",
+		len(g.Runs), len(g.Evals), len(g.Bench), o.Dir, about)
+	repeats := max(o.DryRunRepeats, 1)
+	threads := o.Threads
+	stepTime := map[string]time.Duration{}
+	measure := func(p *planned) (time.Duration, error) {
+		key := p.Task + "/" + p.Model
+		if d, ok := stepTime[key]; ok {
+			return d, nil
+		}
+		b := experiment.BenchOptions{Env: o.Env, Task: p.Task, Model: p.Model, Params: o.Params, Repeats: repeats, Warmup: 1,
+			Threads: threads, Quiet: true,
+			Configure: func(string) (config.Config, error) { return p.cfg, nil }}
+		rep, err := experiment.Measure(ctx, &b, io.Discard)
+		if err != nil {
+			return 0, err
+		}
+		d := time.Duration(rep.Results[0].Train.MedianMS * float64(time.Millisecond))
+		stepTime[key] = d
+		return d, nil
+	}
+	tw := tabwriter.NewWriter(o.Out, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "cell\trun\tparameters\tvs Full U-HNO\tsteps\tstep\testimate\tdata")
+	var total time.Duration
+	for i, p := range runs {
+		n, full, err := counts(p)
+		if err != nil {
+			return err
+		}
+		d, err := measure(p)
+		if err != nil {
+			return fmt.Errorf("reproduce: --dry-run: timing %s: %w", p.Dir, err)
+		}
+		est := d * time.Duration(p.cfg.Optim.Steps)
+		total += est
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%+.1f%%\t%d\t%s\t%s\t%s\n", i, p.Dir, n, 100*(float64(n)/float64(full)-1),
+			p.cfg.Optim.Steps, d.Round(time.Millisecond), interval(est), experiment.DataStatus(p.cfg, o.DataDir))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	th := "all cores"
+	if threads > 0 {
+		th = fmt.Sprintf("%d threads", threads)
+	}
+	fmt.Fprintf(o.Out, "total: about %s of training on this machine (%s; one run at a time; each step time the median of %d measured training step(s) after one discarded, ablation modes timed as U-HNO; evaluations and benches not included)\n",
+		interval(total), th, repeats)
+	if o.Parallel > 1 {
+		fmt.Fprintf(o.Out, "with --parallel %d the trainings share the cores: the wall time is about the same or a little less\n", o.Parallel)
+	}
+	for _, e := range g.Evals {
+		fmt.Fprintf(o.Out, "evaluation %s: %d runs at %dx the training horizon\n", e.Dir, len(e.Runs), e.HorizonMult)
+	}
+	if len(g.Bench) > 0 {
+		fmt.Fprintf(o.Out, "Tab. cost: uhno bench --preset cost-ns2d of %v into %s/bench\n", g.Bench, o.Dir)
+	}
+	for _, m := range g.Missing {
+		fmt.Fprintf(o.Out, "not planned: %s\n", m)
+	}
+	fmt.Fprintln(o.Out, "nothing was trained, generated or written (--dry-run)")
+	return nil
+}
+
+// counts are a run's parameter count and that of Full U-HNO of its task
+// and budget, the count the baselines are matched to (built on a
+// bench.Planner: no memory).
+func counts(p *planned) (n, full int, err error) {
+	in, out := experiment.Channels(p.cfg)
+	count := func(cfg config.Config, name string) (int, error) {
+		rec, err := experiment.PlanRecord(cfg, name, in, out, p.params, 0)
+		if err != nil {
+			return 0, err
+		}
+		m, _, err := model.Build(&bench.Planner{}, rec, 0)
+		if err != nil {
+			return 0, err
+		}
+		return m.Params().Count(), nil
+	}
+	if n, err = count(p.cfg, p.Model); err != nil {
+		return 0, 0, fmt.Errorf("reproduce: %s: %w", p.Dir, err)
+	}
+	fc := p.cfg
+	fc.Model.Ablation = model.ModeFull
+	if full, err = count(fc, "uhno"); err != nil {
+		return 0, 0, fmt.Errorf("reproduce: %s: %w", p.Dir, err)
+	}
+	return n, full, nil
+}

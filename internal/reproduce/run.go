@@ -1,0 +1,569 @@
+package reproduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"uhno/internal/config"
+	"uhno/internal/datagen"
+	"uhno/internal/dynamics"
+	"uhno/internal/experiment"
+	"uhno/internal/progress"
+	"uhno/internal/report"
+)
+
+// Schedule is a named training schedule: the optimizer steps of every run
+// (0: each task's configuration, configs/<task>.yaml) with the warm-up
+// scaled to them as uhno train scales it (the paper's 1,000 of 20,000).
+type Schedule struct {
+	Name, About string
+	Steps       int
+}
+
+// Schedules are the named schedules --schedule accepts; the first is the
+// default. cpu5k is the schedule that fits a 2-core machine
+// (docs/DECISIONS.md, D-reproduce-cpu5k).
+var Schedules = []Schedule{
+	{"paper", "each task's configs/<task>.yaml: 20,000 steps, warm-up 1,000, cosine (Sec. 4.1)", 0},
+	{"cpu5k", "5,000 steps, warm-up 250 (the paper's 5%), cosine: a quarter of the paper's training, for CPU machines", 5000},
+}
+
+// ScheduleNames lists the schedules' names.
+func ScheduleNames() []string {
+	var out []string
+	for _, s := range Schedules {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// RunOptions are the inputs of Run (`uhno reproduce`).
+type RunOptions struct {
+	experiment.Env
+	// Grid selects the tables, tasks and models (Grid.CFD3D is set by
+	// Run: --pdebench, or a PDEBench file indexed for cfd3d already).
+	Grid Options
+	// Configure resolves the configuration of one run of task: the
+	// built-in file, then sets (--set), the ablation mode ("": the
+	// configuration's), and steps (0: the configuration's) with the
+	// warm-up scaled as uhno train scales it. With no sets and no steps
+	// it is the task's built-in configuration (Tab. cost's shape).
+	Configure func(task, mode string, steps int, sets []string) (config.Config, error)
+
+	Dir      string // --out
+	Schedule string // a name of Schedules ("": the first)
+	Steps    int    // --steps, overrides the schedule's
+	Params   string // U-HNO's parameter budget, "0.62M"
+	// Sets are --set key=value for every run; TASK:key=value applies to
+	// the runs of TASK only (a grid's tasks differ in shape).
+	Sets     []string
+	Parallel int // trainings at once (0, 1: one)
+	Threads  int // CPU threads in all (0: all cores), split over Parallel
+	DataDir  string
+	PDEBench string // PDEBench's 3D-CFD file, indexed for cfd3d
+	Quiet    bool
+
+	// Cell >= 0 trains that cell alone; Finish evaluates, benches and
+	// reports once every cell is done; DryRun prints the grid only.
+	// Neither Cell nor Finish: all cells, then finish.
+	Cell   int
+	Finish bool
+	DryRun bool
+	// DryRunRepeats are the timed steps per (task, model) of the dry
+	// run's estimate (0: 1, after one discarded step).
+	DryRunRepeats int
+
+	// Evaluation: test trajectories (0: all), bootstrap resamples, seed.
+	Limit     int
+	Resamples int
+	Seed      uint64
+	// BenchRepeats and BenchWarmup are uhno bench's --repeats (at least
+	// 1) and --warmup for Tab. cost (the command: 10 and 2).
+	BenchRepeats, BenchWarmup int
+	// Command is the command line, recorded in the report.
+	Command string
+}
+
+// planned is one run of the grid with its resolved configuration.
+type planned struct {
+	Cell
+	dir    string // <Dir>/<Run.Dir>
+	cfg    config.Config
+	params string // U-HNO's budget
+	state  experiment.State
+}
+
+// schedule returns the steps every run trains (0: the configuration's)
+// and a description.
+func (o *RunOptions) schedule() (int, string, error) {
+	name := o.Schedule
+	if name == "" {
+		name = Schedules[0].Name
+	}
+	i := slices.IndexFunc(Schedules, func(s Schedule) bool { return s.Name == name })
+	if i < 0 {
+		return 0, "", fmt.Errorf("reproduce: --schedule %q: want one of %s", o.Schedule, strings.Join(ScheduleNames(), ", "))
+	}
+	s := Schedules[i]
+	if o.Steps > 0 {
+		return o.Steps, fmt.Sprintf("--steps %d (warm-up scaled from each task's configuration)", o.Steps), nil
+	}
+	return s.Steps, s.Name + ": " + s.About, nil
+}
+
+// Run plans the grid and does what opts ask: the dry run, one cell, the
+// finish, or everything. Finished runs and current evaluations are
+// skipped, an interrupted run resumes, and a run directory of other
+// settings is refused before anything trains.
+func Run(ctx context.Context, opts *RunOptions) error {
+	if opts.Dir == "" {
+		return fmt.Errorf("reproduce: no output directory (--out)")
+	}
+	if opts.Parallel < 0 || opts.Threads < 0 || opts.Steps < 0 || opts.Limit < 0 || opts.Resamples < 1 {
+		return fmt.Errorf("reproduce: --parallel, --threads, --steps and --trajectories must not be negative, --resamples >= 1")
+	}
+	if opts.Finish && opts.Cell >= 0 {
+		return fmt.Errorf("reproduce: --cell and --finish are separate steps; give one")
+	}
+	if opts.DataDir == "" {
+		d, err := datagen.DefaultDir()
+		if err != nil {
+			return err
+		}
+		opts.DataDir = d
+	}
+	steps, about, err := opts.schedule()
+	if err != nil {
+		return err
+	}
+	grid, runs, err := opts.plan(steps)
+	if err != nil {
+		return err
+	}
+	if opts.DryRun {
+		return opts.dryRun(ctx, grid, runs, about)
+	}
+	fmt.Fprintf(opts.Out, "reproduce: %d runs, %d evaluations, %d benches in %s; schedule %s\n",
+		len(grid.Runs), len(grid.Evals), len(grid.Bench), opts.Dir, about)
+	for _, m := range grid.Missing {
+		fmt.Fprintf(opts.Out, "reproduce: not planned: %s\n", m)
+	}
+	// Every directory is checked before anything trains, so a directory
+	// of other settings stops the command before hours of work.
+	for _, p := range runs {
+		if p.state, err = runState(p); err != nil {
+			return err
+		}
+	}
+	if err := linkFull(opts.Dir, grid); err != nil {
+		return err
+	}
+	switch {
+	case opts.Cell >= 0:
+		if opts.Cell >= len(runs) {
+			return fmt.Errorf("reproduce: --cell %d: the grid has cells 0 to %d", opts.Cell, len(runs)-1)
+		}
+		return opts.train(ctx, runs[opts.Cell:opts.Cell+1])
+	case opts.Finish:
+		var open []string
+		for _, p := range runs {
+			if p.state != experiment.RunDone {
+				open = append(open, fmt.Sprintf("%s (cell %d, %s)", p.Dir, slices.Index(runs, p), p.state))
+			}
+		}
+		if len(open) > 0 {
+			return fmt.Errorf("reproduce: --finish: %d of %d runs are not finished: %s; run their cells first",
+				len(open), len(runs), strings.Join(open, ", "))
+		}
+	default:
+		if err := opts.train(ctx, runs); err != nil {
+			return err
+		}
+	}
+	return opts.finish(ctx, grid, runs, steps, about)
+}
+
+// setsFor are the --set values that apply to task's runs: those without
+// a task prefix, and those of TASK:key=value with the prefix removed.
+func (o *RunOptions) setsFor(task string) []string {
+	var out []string
+	for _, s := range o.Sets {
+		key, _, _ := strings.Cut(s, "=")
+		if t, _, ok := strings.Cut(key, ":"); ok {
+			if t == task {
+				out = append(out, strings.TrimPrefix(s, t+":"))
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// PlanGrid plans the grid Run would run with these options (the 3D-CFD
+// cells where --pdebench is given or a file is indexed), as --slurm needs.
+func (o *RunOptions) PlanGrid() (*Grid, error) {
+	if o.DataDir == "" {
+		d, err := datagen.DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		o.DataDir = d
+	}
+	steps, _, err := o.schedule()
+	if err != nil {
+		return nil, err
+	}
+	g, _, err := o.plan(steps)
+	return g, err
+}
+
+// plan plans the grid and configures every run.
+func (o *RunOptions) plan(steps int) (*Grid, []*planned, error) {
+	g := o.Grid
+	if o.PDEBench != "" {
+		cfg, err := o.Configure("cfd3d", "", steps, o.setsFor("cfd3d"))
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, _, err := datagen.IndexPDEBench(datagen.Options{Config: cfg, Dir: o.DataDir}, o.PDEBench); err != nil {
+			return nil, nil, fmt.Errorf("reproduce: --pdebench: %w", err)
+		}
+		g.CFD3D = true
+	} else if _, err := datagen.ReadPDEBenchIndex(o.DataDir, "cfd3d"); err == nil {
+		g.CFD3D = true
+	}
+	grid, err := Plan(g)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reproduce: %w", err)
+	}
+	var runs []*planned
+	for _, r := range grid.Runs {
+		cfg, err := o.Configure(r.Task, r.Mode, steps, o.setsFor(r.Task))
+		if err != nil {
+			return nil, nil, fmt.Errorf("reproduce: %s: %w", r.Dir, err)
+		}
+		runs = append(runs, &planned{Cell: r, dir: filepath.Join(o.Dir, r.Dir), cfg: cfg, params: o.Params})
+	}
+	return grid, runs, nil
+}
+
+// runState checks p's directory (experiment.RunState against the model
+// record the run would train).
+func runState(p *planned) (experiment.State, error) {
+	in, out := experiment.Channels(p.cfg)
+	rec, err := experiment.PlanRecord(p.cfg, p.Model, in, out, p.params, 0)
+	if err != nil {
+		return 0, fmt.Errorf("reproduce: %s: %w", p.Dir, err)
+	}
+	st, err := experiment.RunState(p.dir, p.cfg, rec)
+	if err != nil {
+		return 0, experiment.AsCommand("reproduce", err)
+	}
+	return st, nil
+}
+
+// ablateDir is where a task's ablation lives: its modes' runs
+// (<task>/ablate/<mode>), Ablate's evaluations and ablation.json.
+func ablateDir(task string) string { return task + "/ablate" }
+
+// linkFull makes <task>/ablate/full a symbolic link to ../uhno for every
+// task with ablation runs, so that Ablate finds Full trained in the
+// grid's U-HNO run rather than training it twice.
+func linkFull(dir string, g *Grid) error {
+	for _, r := range g.Runs {
+		if r.Mode != "A" {
+			continue
+		}
+		link := filepath.Join(dir, ablateDir(r.Task), "full")
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			return fmt.Errorf("reproduce: %w", err)
+		}
+		target, err := os.Readlink(link)
+		switch {
+		case err == nil && target == filepath.Join("..", "uhno"):
+			continue
+		case err == nil:
+			return fmt.Errorf("reproduce: %s links to %s, not ../uhno; remove it", link, target)
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("reproduce: %s is not the link to ../uhno this command makes (%v); remove it", link, err)
+		}
+		if err := os.Symlink(filepath.Join("..", "uhno"), link); err != nil {
+			return fmt.Errorf("reproduce: %w", err)
+		}
+	}
+	return nil
+}
+
+// lockedWriter serialises the writes of parallel trainings.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// train trains the runs not finished yet, Parallel at a time with the
+// threads split between them. One line per run start with the grid's
+// estimate of the time left, plain progress lines over the grid, and the
+// run's own bar (one training at a time; with --parallel the runs' bars
+// are off, their lines interleave).
+func (o *RunOptions) train(ctx context.Context, runs []*planned) error {
+	var todo []*planned
+	for _, p := range runs {
+		if p.state == experiment.RunDone {
+			fmt.Fprintf(o.Out, "reproduce: %s: trained already\n", p.Dir)
+			continue
+		}
+		todo = append(todo, p)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	par := max(o.Parallel, 1)
+	par = min(par, len(todo))
+	threads := o.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	threads = max(1, threads/par)
+	var mu sync.Mutex
+	env := o.Env
+	env.Out, env.Err = lockedWriter{&mu, o.Out}, lockedWriter{&mu, o.Err}
+	off := false
+	bar := progress.New(env.Err, len(todo), progress.Options{Description: "reproduce grid", Unit: "runs", Terminal: &off})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next, done int
+		firstErr   error
+		start      = time.Now()
+		wg         sync.WaitGroup
+		state      sync.Mutex
+	)
+	for w := 0; w < par; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				state.Lock()
+				if next >= len(todo) || firstErr != nil {
+					state.Unlock()
+					return
+				}
+				p := todo[next]
+				next++
+				head := fmt.Sprintf("reproduce [%d/%d] %s", next, len(todo), p.Dir)
+				if done > 0 {
+					per := time.Since(start) / time.Duration(done)
+					head += fmt.Sprintf(" (about %s left)", (per * time.Duration(len(todo)-done) / time.Duration(par)).Round(time.Second))
+				}
+				state.Unlock()
+				verb := "training into"
+				if p.state == experiment.RunPartial {
+					verb = "resuming"
+				}
+				fmt.Fprintf(env.Out, "%s: %s %s\n", head, verb, p.dir)
+				err := o.trainOne(ctx, env, p, threads, par > 1)
+				if err == nil && ctx.Err() != nil {
+					err = fmt.Errorf("reproduce: interrupted during %s; rerun the same command to continue", p.Dir)
+				}
+				state.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				if err == nil {
+					done++
+					bar.Add(1)
+				}
+				state.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// trainOne trains (or resumes) one run as uhno train would.
+func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planned, threads int, quiet bool) error {
+	cfg := p.cfg
+	t := experiment.TrainOptions{Env: env, Model: p.Model, Params: o.Params, Dir: p.dir, DataDir: o.DataDir, Threads: threads,
+		Quiet: o.Quiet || quiet, Graph: true, LogEvery: 10, ValEvery: 500, CkptEvery: 1000, Keep: 2, ValPairs: 256,
+		DynamicsEvery: experiment.DefaultDynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories,
+		Configure: func(io.Writer) (config.Config, error) { return cfg, nil }}
+	if p.state == experiment.RunPartial {
+		t.Resume = p.dir
+		t.Configure = nil
+	}
+	return experiment.Train(ctx, &t)
+}
+
+// finish runs the ablations' evaluations, the evaluations, the benches
+// and the report.
+func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps int, about string) error {
+	var inputs, notes []string
+	// Tab. ablation-extra: experiment.Ablate over <task>/ablate, whose
+	// runs are all trained by now (Full through the link).
+	for _, task := range report.PaperTasks {
+		var modes []string
+		for _, r := range g.Runs {
+			if r.Task == task && r.Mode != "" {
+				modes = append(modes, r.Mode)
+			}
+		}
+		if len(modes) == 0 {
+			continue
+		}
+		a := experiment.AblateOptions{Env: o.Env, Task: task, Modes: strings.Join(modes, ","), Dir: filepath.Join(o.Dir, ablateDir(task)),
+			Sets: o.setsFor(task), Steps: steps, Params: o.Params, DataDir: o.DataDir, Threads: o.Threads, Quiet: o.Quiet,
+			Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
+			DynamicsEvery: experiment.DefaultDynamicsEvery,
+			Configure: func(mode string, sets []string) (config.Config, error) {
+				if mode == "full" {
+					mode = "" // as the grid's U-HNO run is configured
+				}
+				return o.Configure(task, mode, steps, append(o.setsFor(task), sets...))
+			}}
+		fmt.Fprintf(o.Out, "reproduce: ablation of %s (Tab. ablation-extra) in %s\n", task, a.Dir)
+		if err := experiment.Ablate(ctx, &a); err != nil {
+			return err
+		}
+		inputs = append(inputs, a.Dir)
+	}
+	for _, e := range g.Evals {
+		eo := experiment.EvalOptions{Env: o.Env, HorizonMult: e.HorizonMult, Dir: filepath.Join(o.Dir, e.Dir), DataDir: o.DataDir,
+			Threads: o.Threads, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, Quiet: o.Quiet, SkipCurrent: true}
+		for _, r := range e.Runs {
+			eo.Checkpoints = append(eo.Checkpoints, filepath.Join(o.Dir, r))
+		}
+		fmt.Fprintf(o.Out, "reproduce: evaluating %s at %dx the training horizon into %s\n", e.Task, e.HorizonMult, eo.Dir)
+		if err := experiment.Eval(ctx, &eo); err != nil {
+			if e.HorizonMult == 1 || ctx.Err() != nil {
+				return err
+			}
+			// Tab. stability needs trajectories 4x the rollout long; the
+			// data of a task may not hold them: said in the report.
+			msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
+			fmt.Fprintf(o.Out, "reproduce: %s\n", msg)
+			notes = append(notes, msg)
+			continue
+		}
+		inputs = append(inputs, eo.Dir)
+	}
+	for _, p := range runs {
+		if p.Mode == "" {
+			inputs = append(inputs, p.dir)
+		}
+	}
+	if len(g.Bench) > 0 {
+		dir := filepath.Join(o.Dir, "bench")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("reproduce: %w", err)
+		}
+		for _, m := range g.Bench {
+			file := filepath.Join(dir, "cost-"+m+".json")
+			if _, err := os.Stat(file); err == nil {
+				fmt.Fprintf(o.Out, "reproduce: %s: benched already\n", file)
+				continue
+			}
+			b := experiment.BenchOptions{Env: o.Env, Preset: "cost-ns2d", Model: m, Params: o.Params, Threads: o.Threads,
+				Repeats: max(o.BenchRepeats, 1), Warmup: o.BenchWarmup, JSON: file, Quiet: o.Quiet,
+				Configure: func(task string) (config.Config, error) { return o.Configure(task, "", 0, nil) }}
+			fmt.Fprintf(o.Out, "reproduce: Tab. cost: benching %s into %s\n", m, file)
+			if err := experiment.Bench(ctx, &b); err != nil {
+				return err
+			}
+		}
+		inputs = append(inputs, dir)
+	}
+	res, err := report.Write(report.Options{Inputs: inputs, Dir: filepath.Join(o.Dir, "report"), Version: o.Version,
+		Command: o.Command, Notes: o.notes(g, runs, about, notes)})
+	if err != nil {
+		return err
+	}
+	for _, c := range res.Contradictions {
+		fmt.Fprintf(o.Out, "contradicts the paper: %s\n", c)
+	}
+	fmt.Fprintf(o.Out, "reproduce: report in %s, %d figures\n", res.Report, len(res.Figures))
+	return nil
+}
+
+// Commit is the VCS revision the binary was built from, as the Go
+// toolchain records it ("unknown" when it records none).
+func Commit() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "unknown", ""
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = " (with uncommitted changes)"
+			}
+		}
+	}
+	return rev + dirty
+}
+
+// notes is the report's section on the reproduction: the schedule, the
+// commit, the commands and what is missing.
+func (o *RunOptions) notes(g *Grid, runs []*planned, about string, extra []string) string {
+	var b strings.Builder
+	b.WriteString("## Reproduction (uhno reproduce)\n\n")
+	fmt.Fprintf(&b, "uhno %s, commit %s. Schedule %s", o.Version, Commit(), about)
+	if o.Params != "" {
+		fmt.Fprintf(&b, "; U-HNO's budget %s (the baselines matched to it)", o.Params)
+	}
+	if len(o.Sets) > 0 {
+		fmt.Fprintf(&b, "; --set %s on every run", strings.Join(o.Sets, " --set "))
+	}
+	b.WriteString(".\n\n| cell | run | tables | steps | warm-up | batch |\n|---|---|---|---|---|---|\n")
+	for i, p := range runs {
+		fmt.Fprintf(&b, "| %d | `%s` | %s | %d | %d | %d |\n", i, p.Dir, strings.Join(p.Tables, ", "),
+			p.cfg.Optim.Steps, p.cfg.Optim.Warmup, p.cfg.Optim.Batch)
+	}
+	b.WriteString("\nCommands: ")
+	if o.Command != "" {
+		fmt.Fprintf(&b, "`%s` (every cell, then the evaluations, benches and this report); ", o.Command)
+	}
+	b.WriteString("on a cluster, `uhno reproduce ... --slurm FILE` writes a job array of `--cell K` and a final `--finish`.\n\n")
+	if len(g.Missing) > 0 || len(extra) > 0 {
+		b.WriteString("Not reproduced here:\n\n")
+		for _, m := range append(slices.Clone(g.Missing), extra...) {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// interval prints a duration for the dry run's estimates.
+func interval(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%.1f h", d.Hours())
+	case d >= time.Minute:
+		return fmt.Sprintf("%.0f min", d.Minutes())
+	}
+	return d.Round(100 * time.Millisecond).String()
+}

@@ -1,0 +1,284 @@
+package reproduce
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"uhno/internal/config"
+	"uhno/internal/config/configtest"
+	"uhno/internal/cpu"
+	"uhno/internal/eval"
+	"uhno/internal/experiment"
+	"uhno/internal/tensor"
+)
+
+// tinySets make Burgers and Darcy small (TASK: applies to one task).
+var tinySets = []string{"data.train_trajectories=4", "data.test_trajectories=1", "optim.batch=4",
+	"burgers:data.snapshots=6", "burgers:data.pairs_per_trajectory=5", "burgers:data.rollout=5", "burgers:pde.t_end=0.1",
+	"darcy:pde.grid=16,16"}
+
+// configure resolves a run's configuration as the command does, without
+// viper: the built-in file, the sets, the mode, and the steps with the
+// warm-up scaled from the configuration's.
+func configure(t testing.TB) func(task, mode string, steps int, sets []string) (config.Config, error) {
+	return func(task, mode string, steps int, sets []string) (config.Config, error) {
+		vals := map[string]any{}
+		for _, s := range sets {
+			k, v, _ := strings.Cut(s, "=")
+			vals[k] = v
+		}
+		if mode != "" {
+			vals["model.ablation"] = mode
+		}
+		if steps > 0 {
+			base := configtest.Builtin(t, task, nil)
+			vals["optim.steps"] = strconv.Itoa(steps)
+			vals["optim.warmup"] = strconv.Itoa(min(steps-1, int(math.Round(float64(base.Optim.Warmup)*float64(steps)/float64(base.Optim.Steps)))))
+		}
+		return configtest.Builtin(t, task, vals), nil
+	}
+}
+
+func cpuBackend(threads int) (tensor.Backend, func() error, error) {
+	return cpu.New(threads), func() error { return nil }, nil
+}
+
+// tinyRun returns the options of `uhno reproduce --steps steps --params
+// 0.06M --quiet` over tinySets into out.
+func tinyRun(t testing.TB, dataDir, out string, steps int, o Options, sets ...string) *RunOptions {
+	return &RunOptions{Env: experiment.Env{Out: io.Discard, Err: io.Discard, Version: "test", NewBackend: cpuBackend},
+		Grid: o, Configure: configure(t), Dir: out, Steps: steps, Params: "0.06M", Sets: append(append([]string(nil), tinySets...), sets...),
+		DataDir: dataDir, Quiet: true, Cell: -1, Resamples: 50, BenchRepeats: 1}
+}
+
+func run(t *testing.T, o *RunOptions) (string, error) {
+	t.Helper()
+	var b bytes.Buffer
+	o.Out = &b
+	err := Run(context.Background(), o)
+	return b.String(), err
+}
+
+// trainedAlready counts the runs Run found finished.
+func trainedAlready(stdout string) int {
+	n := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "reproduce: ") && strings.HasSuffix(l, ": trained already") {
+			n++
+		}
+	}
+	return n
+}
+
+func mtime(t *testing.T, path string) time.Time {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.ModTime()
+}
+
+// TestRunEndToEnd is the issue's "done when" command (burgers and darcy,
+// uhno and fno, every table, small): it trains, evaluates, benches and
+// reports from a fresh directory, and rerunning it trains and evaluates
+// nothing.
+func TestRunEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	dir := t.TempDir()
+	data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
+	o := tinyRun(t, data, out, 20, Options{Tasks: []string{"burgers", "darcy"}, Models: []string{"uhno", "fno"}})
+	stdout, err := run(t, o)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	for _, f := range []string{"burgers/eval/results.json", "darcy/eval/results.json", "burgers/ablate/ablation.json",
+		"bench/cost-uhno.json", "bench/cost-fno.json", "report/report.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("no %s: %v", f, err)
+		}
+	}
+	if target, err := os.Readlink(filepath.Join(out, "burgers/ablate/full")); err != nil || target != "../uhno" {
+		t.Errorf("burgers/ablate/full: %q, %v", target, err)
+	}
+	var ab eval.Ablation
+	raw, _ := os.ReadFile(filepath.Join(out, "burgers/ablate/ablation.json"))
+	if err := json.Unmarshal(raw, &ab); err != nil || len(ab.Entries) != 10 || ab.Entries[0].Step != 20 {
+		t.Errorf("ablation.json: %v, %d entries", err, len(ab.Entries))
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report/report.md"))
+	for _, want := range []string{"## Reproduction (uhno reproduce)", "commit ", "| 0 | `burgers/fno` |",
+		"burgers/eval-4x (Tab. stability) not evaluated", "Tab. ablation-extra"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if trainedAlready(stdout) > 0 {
+		t.Errorf("a fresh directory had trained runs:\n%s", stdout)
+	}
+
+	// The rerun does nothing: no training, no evaluation recomputed.
+	evals := []string{"burgers/eval/results.json", "darcy/eval/results.json", "burgers/ablate/eval/A/results.json", "bench/cost-uhno.json"}
+	before := map[string]time.Time{}
+	for _, f := range evals {
+		before[f] = mtime(t, filepath.Join(out, f))
+	}
+	stdout, err = run(t, o)
+	if err != nil {
+		t.Fatalf("rerun: %v", err)
+	}
+	if strings.Contains(stdout, "training into") || strings.Contains(stdout, "resuming") || trainedAlready(stdout) != 13 ||
+		strings.Count(stdout, "is current") != 2 || strings.Contains(stdout, "ablate: evaluating") {
+		t.Errorf("the rerun trained or evaluated:\n%s", stdout)
+	}
+	for _, f := range evals {
+		if !mtime(t, filepath.Join(out, f)).Equal(before[f]) {
+			t.Errorf("the rerun rewrote %s", f)
+		}
+	}
+}
+
+// TestCellsThenFinish: --cell K for every K, then --finish, gives the
+// outputs of one plain run; --finish before the cells refuses; a
+// directory of other settings is refused naming the first difference.
+func TestCellsThenFinish(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	grid := Options{Tables: []string{"main-acc"}, Tasks: []string{"burgers", "darcy"}, Models: []string{"uhno", "fno"}}
+	one, cells := filepath.Join(dir, "one"), filepath.Join(dir, "cells")
+	if out, err := run(t, tinyRun(t, data, one, 12, grid)); err != nil {
+		t.Fatalf("plain run: %v\n%s", err, out)
+	}
+	fin := tinyRun(t, data, cells, 12, grid)
+	fin.Finish = true
+	if _, err := run(t, fin); err == nil || !strings.Contains(err.Error(), "4 of 4 runs are not finished: burgers/fno (cell 0, not started)") {
+		t.Errorf("--finish before the cells: %v", err)
+	}
+	for k := 0; k < 4; k++ {
+		c := tinyRun(t, data, cells, 12, grid)
+		c.Cell = k
+		if out, err := run(t, c); err != nil {
+			t.Fatalf("--cell %d: %v\n%s", k, err, out)
+		}
+		if k == 0 {
+			if _, err := os.Stat(filepath.Join(cells, "burgers/uhno")); err == nil {
+				t.Error("--cell 0 trained more than cell 0")
+			}
+		}
+	}
+	if out, err := run(t, fin); err != nil {
+		t.Fatalf("--finish: %v\n%s", err, out)
+	}
+	for _, task := range []string{"burgers", "darcy"} {
+		read := func(root string) eval.Results {
+			var r eval.Results
+			raw, err := os.ReadFile(filepath.Join(root, task, "eval", eval.ResultsFile))
+			if err != nil || json.Unmarshal(raw, &r) != nil {
+				t.Fatalf("%s: %v", root, err)
+			}
+			return r
+		}
+		a, b := read(one), read(cells)
+		if len(a.Models) != 2 || len(b.Models) != 2 {
+			t.Fatalf("%s: %d and %d models", task, len(a.Models), len(b.Models))
+		}
+		for i := range a.Models {
+			if !reflect.DeepEqual(a.Models[i].Eval, b.Models[i].Eval) || a.Models[i].Step != b.Models[i].Step {
+				t.Errorf("%s model %d: the cells' evaluation differs from the plain run's", task, i)
+			}
+		}
+		mdA, _ := os.ReadFile(filepath.Join(one, task, "eval", "results.md"))
+		mdB, _ := os.ReadFile(filepath.Join(cells, task, "eval", "results.md"))
+		if len(mdA) == 0 || string(mdA) != string(mdB) {
+			t.Errorf("%s: results.md differs:\n%s\n---\n%s", task, mdA, mdB)
+		}
+	}
+	tables := func(root string) string {
+		raw, _ := os.ReadFile(filepath.Join(root, "report", "report.md"))
+		var keep []string
+		for _, l := range strings.Split(strings.ReplaceAll(string(raw), root, "OUT"), "\n") {
+			if strings.HasPrefix(l, "| uhno") || strings.HasPrefix(l, "| fno") || strings.HasPrefix(l, "| U-HNO") || strings.HasPrefix(l, "| FNO") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if ta, tb := tables(one), tables(cells); ta == "" || ta != tb {
+		t.Errorf("the reports' tables differ:\n%s\n---\n%s", ta, tb)
+	}
+
+	// Other settings in the same directory: refused before training.
+	other := tinyRun(t, data, cells, 12, grid, "spar.rho0=0.4")
+	if _, err := run(t, other); err == nil || !strings.Contains(err.Error(), "holds a run with other settings (configuration key spar.rho0: 0.3 here, 0.4 asked)") ||
+		strings.Contains(err.Error(), "\n") {
+		t.Errorf("other settings: %v", err)
+	}
+	// Another budget: the model differs.
+	other = tinyRun(t, data, cells, 12, grid)
+	other.Params = "0.1M"
+	if _, err := run(t, other); err == nil || !strings.Contains(err.Error(), "holds a run with other settings (architecture: ") {
+		t.Errorf("other budget: %v", err)
+	}
+}
+
+// TestDryRun prints the grid with counts, data and an estimate, and
+// writes nothing.
+func TestDryRun(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	o := tinyRun(t, filepath.Join(dir, "data"), out, 30, Options{Tables: []string{"main-acc", "ablation-extra"}, Tasks: []string{"burgers"}, Models: []string{"uhno", "fno"}})
+	o.DryRun = true
+	stdout, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"11 runs", "cell  run", "burgers/fno", "burgers/ablate/I", "generated on first use", "total: about", "+0.0%", "nothing was trained"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the dry run created the output directory")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
+		t.Error("the dry run generated data")
+	}
+}
+
+// TestSchedules: paper keeps the configuration's steps, cpu5k sets 5,000,
+// --steps wins, an unknown name is one line.
+func TestSchedules(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		steps int
+		want  int
+		err   string
+	}{
+		{"", 0, 0, ""}, {"paper", 0, 0, ""}, {"cpu5k", 0, 5000, ""}, {"cpu5k", 30, 30, ""}, {"gpu", 0, 0, `--schedule "gpu": want one of paper, cpu5k`},
+	} {
+		o := RunOptions{Schedule: tc.name, Steps: tc.steps}
+		got, _, err := o.schedule()
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%q --steps %d: %d, %v", tc.name, tc.steps, got, err)
+		}
+	}
+	o := RunOptions{Sets: []string{"a.b=1", "burgers:c.d=2", "darcy:e=3"}}
+	if got := o.setsFor("burgers"); !reflect.DeepEqual(got, []string{"a.b=1", "c.d=2"}) {
+		t.Errorf("setsFor(burgers) = %v", got)
+	}
+}
