@@ -137,12 +137,14 @@ __device__ float2 spec_mix_at(const float2 *in, const float *w, int b, int out, 
 
 // spec_mix_plane writes one output spectrum: out[t] for t < total =
 // batch * chans * spec, chans the output channels (Cout forward, Cin
-// adjoint), scaled by `scale` = 1/prod(N) and made Hermitian on the
-// last-axis DC plane (see the file comment); tab is the list's table.
+// adjoint): the mixing at every kept mode (last-axis slot tab[f2]), 0
+// elsewhere, scaled by `scale` (1/prod(N)) and, when hermitian is set,
+// made Hermitian on the last-axis DC plane (see the file comment). The
+// low-rank first stage passes scale 1 and hermitian 0 (a plain mixing).
 // Grid-stride loop (cuda.Elementwise).
 __device__ void spec_mix_plane(float2 *out, const float2 *in, const float *w, const int *tab, int cin, int cout,
                                int n0, int n1, int half, int k0e, int k1e, int knom, int kvol, float scale,
-                               int total, int adjoint) {
+                               int total, int adjoint, int hermitian) {
     int chans = adjoint ? cin : cout;
     int spec = n0 * n1 * half;
     for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
@@ -151,7 +153,7 @@ __device__ void spec_mix_plane(float2 *out, const float2 *in, const float *w, co
         int f2 = pos % half, f1 = (pos / half) % n1, f0 = pos / (half * n1);
         int j2 = tab[f2];
         float2 z = spec_mix_at(in, w, b, c, f0, f1, f2, j2, cin, cout, n0, n1, half, k0e, k1e, knom, kvol, adjoint);
-        if (f2 == 0) {
+        if (hermitian && f2 == 0) {
             // DC plane: (Z[k] + conj Z[-k]) / 2, so that C2R's inverse of
             // the plane is Re sum Z exp(+i theta), numpy's irfft (j2 is
             // frequency 0's slot, or -1 and the plane is zero).
@@ -171,7 +173,7 @@ __device__ void spec_mix_plane(float2 *out, const float2 *in, const float *w, co
 __global__ void spectral_mix_forward(float2 *z, const float2 *x, const float *w, const int *tab, int cin, int cout,
                                      int n0, int n1, int half, int k0e, int k1e, int knom, int kvol, float scale,
                                      int total) {
-    spec_mix_plane(z, x, w, tab, cin, cout, n0, n1, half, k0e, k1e, knom, kvol, scale, total, 0);
+    spec_mix_plane(z, x, w, tab, cin, cout, n0, n1, half, k0e, k1e, knom, kvol, scale, total, 0, 1);
 }
 
 // spectral_mix_adjoint: Z[b, i] = scale * sum_o G[b, o] conj W[corner, i, o]
@@ -180,7 +182,7 @@ __global__ void spectral_mix_forward(float2 *z, const float2 *x, const float *w,
 __global__ void spectral_mix_adjoint(float2 *z, const float2 *g, const float *w, const int *tab, int cin, int cout,
                                      int n0, int n1, int half, int k0e, int k1e, int knom, int kvol, float scale,
                                      int total) {
-    spec_mix_plane(z, g, w, tab, cin, cout, n0, n1, half, k0e, k1e, knom, kvol, scale, total, 1);
+    spec_mix_plane(z, g, w, tab, cin, cout, n0, n1, half, k0e, k1e, knom, kvol, scale, total, 1, 1);
 }
 
 // spectral_dw: dW[corner, i, o, j] += D_j sum_b conj X[b, i, f] G[b, o, f]
@@ -230,28 +232,12 @@ __global__ void spectral_accumulate(float *dx, const float *t, int n) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) dx[i] += t[i];
 }
 
-// spec_plain_plane writes the whole plain mixing out[t], t < total = batch *
-// chans * spec: the mixing at every kept mode (last-axis slot tab[f2]),
-// unscaled and not symmetrised, 0 elsewhere.
-__device__ void spec_plain_plane(float2 *out, const float2 *in, const float *w, const int *tab, int cin, int cout,
-                                 int n0, int n1, int half, int k0e, int k1e, int knom, int kvol, int total,
-                                 int adjoint) {
-    int chans = adjoint ? cin : cout;
-    int spec = n0 * n1 * half;
-    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
-        int pos = t % spec, bc = t / spec;
-        int c = bc % chans, b = bc / chans;
-        int f2 = pos % half, f1 = (pos / half) % n1, f0 = pos / (half * n1);
-        out[t] = spec_mix_at(in, w, b, c, f0, f1, f2, tab[f2], cin, cout, n0, n1, half, k0e, k1e, knom, kvol, adjoint);
-    }
-}
-
 // lowrank_mix_forward: the first stage Zr[b, j] = sum_i X[b, i] U[corner, i, j]
 // (u [corner][cin][rank][K0...]), no scale, no symmetrisation. X
 // [batch][cin][spec], Zr [batch][rank][spec].
 __global__ void lowrank_mix_forward(float2 *zr, const float2 *x, const float *u, const int *tab, int cin, int rank,
                                     int n0, int n1, int half, int k0e, int k1e, int knom, int kvol, int total) {
-    spec_plain_plane(zr, x, u, tab, cin, rank, n0, n1, half, k0e, k1e, knom, kvol, total, 0);
+    spec_mix_plane(zr, x, u, tab, cin, rank, n0, n1, half, k0e, k1e, knom, kvol, 1.f, total, 0, 0);
 }
 
 // lowrank_mix_adjoint: dZr[b, j] = sum_o G[b, o] conj V[corner, j, o]
@@ -259,7 +245,7 @@ __global__ void lowrank_mix_forward(float2 *zr, const float2 *x, const float *u,
 // [batch][cout][spec], dZr [batch][rank][spec].
 __global__ void lowrank_mix_adjoint(float2 *dzr, const float2 *g, const float *v, const int *tab, int rank, int cout,
                                     int n0, int n1, int half, int k0e, int k1e, int knom, int kvol, int total) {
-    spec_plain_plane(dzr, g, v, tab, rank, cout, n0, n1, half, k0e, k1e, knom, kvol, total, 1);
+    spec_mix_plane(dzr, g, v, tab, rank, cout, n0, n1, half, k0e, k1e, knom, kvol, 1.f, total, 1, 0);
 }
 
 }  // extern "C"

@@ -58,6 +58,11 @@ var spectralCases = []struct {
 	{"2D/no_modes_1x8", []int{2, 2, 1, 8}, 2, 3},
 }
 
+// firstOf is FNO's list tensor.FirstModes on the last axis of shape.
+func firstOf(shape []int, k0 int) []int {
+	return tensor.FirstModes(k0, shape[len(shape)-1])
+}
+
 // TestSpectralConv compares the forward and backward with the CPU
 // backend (the reference, itself checked against a float64 DFT in
 // internal/cpu) on random inputs, with pre-filled outputs (the forward
@@ -73,11 +78,6 @@ var spectralCases = []struct {
 //   - dw: 3e-5. Each entry is a batch sum of products of two spectra,
 //     each carrying the error above; the sum over B <= 4 samples can
 //     cancel, so the bound is on the tensor's scale, with margin for the
-// firstOf is FNO's list tensor.FirstModes on the last axis of shape.
-func firstOf(shape []int, k0 int) []int {
-	return tensor.FirstModes(k0, shape[len(shape)-1])
-}
-
 //     two factors' errors adding.
 func TestSpectralConv(t *testing.T) {
 	ref := cpu.New(1)

@@ -20,7 +20,9 @@
 // CNOForBudget, CountCNO). CountUHNO and CountFNO give the
 // Model; so does NewAdditive's *Additive (AdditiveSpecFor,
 // AdditiveForBudget, CountAdditive), NewFFNO's *FFNO and NewLogLoFNO's
-// *LogLoFNO (the F-FNO and LogLo-FNO baselines in the paper's reading,
+// *LogLoFNO (an alias of *FNO: FNO with FNOSpec.Frequencies = "log", the
+// last-axis frequencies tensor.LogModes instead of 0..K-1; issue 21)
+// (the F-FNO and LogLo-FNO baselines in the paper's reading,
 // with XSpecFor, XForBudget and CountX); FNOWiderSpec is the FNO-wider
 // preset of Tab. fno-wider; NewGNO's *GNO is the graph kernel network
 // (GNOSpecFor, GNOForBudget, CountGNO; its parameters are in its type

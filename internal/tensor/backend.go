@@ -339,17 +339,6 @@ func FirstModes(k0, n int) []int {
 	return out
 }
 
-// IsFirstModes reports whether modes is 0..len(modes)-1, the uniform
-// truncation (FirstModes) as opposed to a chosen list.
-func IsFirstModes(modes []int) bool {
-	for j, f := range modes {
-		if f != j {
-			return false
-		}
-	}
-	return true
-}
-
 // LogModes returns the rfft-axis frequencies LogLo-FNO keeps on an axis
 // of n points with the mode budget k0 (paper App. "Baseline
 // Configurations": the budget "allocated proportionally to log(1+k)^-1
