@@ -450,33 +450,18 @@ func (c *Counter) Upsample2xBackward(dx, dy *tensor.Tensor, periodic bool) {
 }
 
 // SpectralConv implements tensor.Backend: see spectralFLOPs.
-func (c *Counter) SpectralConv(y, x, w *tensor.Tensor, k0 int) {
-	f, fft := spectralFLOPs(x.Batch(), x.Channels(), y.Channels(), x.Spatial(), k0)
+func (c *Counter) SpectralConv(y, x, w *tensor.Tensor, k0 int, modes []int) {
+	f, fft := spectralFLOPs(x.Batch(), x.Channels(), y.Channels(), x.Spatial(), k0, len(modes))
 	c.add("SpectralConv", f, fft)
-	c.inner.SpectralConv(y, x, w, k0)
+	c.inner.SpectralConv(y, x, w, k0, modes)
 }
 
 // SpectralConvBackward implements tensor.Backend: see
 // spectralBackwardFLOPs.
-func (c *Counter) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int) {
-	f, fft := spectralBackwardFLOPs(x.Batch(), x.Channels(), dy.Channels(), x.Spatial(), k0, dx != nil, dw != nil)
+func (c *Counter) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int, modes []int) {
+	f, fft := spectralBackwardFLOPs(x.Batch(), x.Channels(), dy.Channels(), x.Spatial(), k0, len(modes), dx != nil, dw != nil)
 	c.add("SpectralConvBackward", f, fft)
-	c.inner.SpectralConvBackward(dx, dw, dy, x, w, k0)
-}
-
-// SpectralConvModes implements tensor.Backend: see spectralModesFLOPs.
-func (c *Counter) SpectralConvModes(y, x, w *tensor.Tensor, k0 int, modes []int) {
-	f, fft := spectralModesFLOPs(x.Batch(), x.Channels(), y.Channels(), x.Spatial(), k0, len(modes))
-	c.add("SpectralConvModes", f, fft)
-	c.inner.SpectralConvModes(y, x, w, k0, modes)
-}
-
-// SpectralConvModesBackward implements tensor.Backend: see
-// spectralModesBackwardFLOPs.
-func (c *Counter) SpectralConvModesBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int, modes []int) {
-	f, fft := spectralModesBackwardFLOPs(x.Batch(), x.Channels(), dy.Channels(), x.Spatial(), k0, len(modes), dx != nil, dw != nil)
-	c.add("SpectralConvModesBackward", f, fft)
-	c.inner.SpectralConvModesBackward(dx, dw, dy, x, w, k0, modes)
+	c.inner.SpectralConvBackward(dx, dw, dy, x, w, k0, modes)
 }
 
 // LowRankSpectralConv implements tensor.Backend: see lowRankFLOPs.

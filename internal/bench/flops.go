@@ -66,54 +66,24 @@ func fftFLOPs(n int) float64 {
 	return FFTFlopsPerPoint * float64(n) * math.Log2(float64(n))
 }
 
-// keptModes is the number M of complex modes SpectralConv keeps on a grid
-// (Eq. mode-cap): K = min(K0, floor(N/2)) per axis, 2K on every axis but the
-// last (both signs) and K on the last (rfft) axis.
-func keptModes(grid []int, k0 int) int {
-	m := 1
-	for a, n := range grid {
-		k := tensor.ModeCap(k0, n)
-		if a < len(grid)-1 {
-			k *= 2
-		}
-		m *= k
+// keptModes is the number M of complex modes a spectral convolution keeps
+// on a grid: K = min(K0, floor(N/2)) per axis (Eq. mode-cap), both signs
+// (2K) on every axis but the last, and m listed frequencies on the last
+// (rfft) axis (len(modes) of tensor.Backend.SpectralConv; K for
+// tensor.FirstModes).
+func keptModes(grid []int, k0, m int) int {
+	if len(grid) == 0 {
+		return 0
+	}
+	for _, n := range grid[:len(grid)-1] {
+		m *= 2 * tensor.ModeCap(k0, n)
 	}
 	return m
 }
 
-// keptModesList is keptModes with the last axis keeping m frequencies
-// (SpectralConvModes).
-func keptModesList(grid []int, k0, m int) int {
-	if len(grid) == 0 {
-		return 0
-	}
-	return keptModes(grid[:len(grid)-1], k0) * m
-}
-
-// spectralModesFLOPs is SpectralConvModes: SpectralConv's FFTs and one
-// mixing over the listed modes.
-func spectralModesFLOPs(b, cin, cout int, grid []int, k0, m int) (total, fft float64) {
-	f := fftFLOPs(tensor.Numel(grid))
-	fft = f*float64(b*cin) + f*float64(b*cout)
-	return fft + 8*float64(b*cin*cout)*float64(keptModesList(grid, k0, m)), fft
-}
-
-// spectralModesBackwardFLOPs is SpectralConvModesBackward, as
-// spectralBackwardFLOPs over the listed modes.
-func spectralModesBackwardFLOPs(b, cin, cout int, grid []int, k0, m int, dx, dw bool) (total, fft float64) {
-	if !dx && !dw {
-		return 0, 0
-	}
-	f := fftFLOPs(tensor.Numel(grid))
-	mix := 8 * float64(b*cin*cout) * float64(keptModesList(grid, k0, m))
-	fft = f * float64(b*cout)
-	for _, on := range []bool{dx, dw} {
-		if on {
-			fft += f * float64(b*cin)
-			total += mix
-		}
-	}
-	return total + fft, fft
+// firstModes is len(tensor.FirstModes) on grid's last axis.
+func firstModes(grid []int, k0 int) int {
+	return tensor.ModeCap(k0, grid[len(grid)-1])
 }
 
 // lowRankFLOPs is LowRankSpectralConv: SpectralConv's FFTs and two
@@ -121,7 +91,7 @@ func spectralModesBackwardFLOPs(b, cin, cout int, grid []int, k0, m int, dx, dw 
 func lowRankFLOPs(b, cin, r, cout int, grid []int, k0 int) (total, fft float64) {
 	f := fftFLOPs(tensor.Numel(grid))
 	fft = f*float64(b*cin) + f*float64(b*cout)
-	return fft + 8*float64(b*r*(cin+cout))*float64(keptModes(grid, k0)), fft
+	return fft + 8*float64(b*r*(cin+cout))*float64(keptModes(grid, k0, firstModes(grid, k0))), fft
 }
 
 // lowRankBackwardFLOPs is LowRankSpectralConvBackward: rfft of dy and of
@@ -133,7 +103,7 @@ func lowRankBackwardFLOPs(b, cin, r, cout int, grid []int, k0 int, dx, du, dv bo
 		return 0, 0
 	}
 	f := fftFLOPs(tensor.Numel(grid))
-	m := 8 * float64(b) * float64(keptModes(grid, k0))
+	m := 8 * float64(b) * float64(keptModes(grid, k0, firstModes(grid, k0)))
 	mixU, mixV := m*float64(cin*r), m*float64(r*cout)
 	fft = f*float64(b*cout) + f*float64(b*cin)
 	if dv {
@@ -153,24 +123,25 @@ func lowRankBackwardFLOPs(b, cin, r, cout int, grid []int, k0 int, dx, du, dv bo
 }
 
 // spectralFLOPs returns the forward FLOPs of SpectralConv on b fields of
-// cin channels mapped to cout, and the FFT part of them.
-func spectralFLOPs(b, cin, cout int, grid []int, k0 int) (total, fft float64) {
-	n := tensor.Numel(grid)
-	f := fftFLOPs(n)
+// cin channels mapped to cout, keeping m frequencies on the last axis, and
+// the FFT part of them: an rfft per input and an irfft per output field,
+// and one mixing over the kept modes.
+func spectralFLOPs(b, cin, cout int, grid []int, k0, m int) (total, fft float64) {
+	f := fftFLOPs(tensor.Numel(grid))
 	fft = f*float64(b*cin) + f*float64(b*cout)
-	mix := 8 * float64(b) * float64(cin) * float64(cout) * float64(keptModes(grid, k0))
+	mix := 8 * float64(b) * float64(cin) * float64(cout) * float64(keptModes(grid, k0, m))
 	return fft + mix, fft
 }
 
 // spectralBackwardFLOPs is SpectralConvBackward: G = rfft(dy) whenever any
 // gradient is wanted; dx adds the adjoint mixing and an irfft per input
 // channel; dW transforms x again and adds one mixing.
-func spectralBackwardFLOPs(b, cin, cout int, grid []int, k0 int, dx, dw bool) (total, fft float64) {
+func spectralBackwardFLOPs(b, cin, cout int, grid []int, k0, m int, dx, dw bool) (total, fft float64) {
 	if !dx && !dw {
 		return 0, 0
 	}
 	f := fftFLOPs(tensor.Numel(grid))
-	mix := 8 * float64(b) * float64(cin) * float64(cout) * float64(keptModes(grid, k0))
+	mix := 8 * float64(b) * float64(cin) * float64(cout) * float64(keptModes(grid, k0, m))
 	fft = f * float64(b*cout)
 	if dx {
 		fft += f * float64(b*cin)

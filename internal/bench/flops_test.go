@@ -83,17 +83,17 @@ func TestOpFLOPs(t *testing.T) {
 		{"upsample 2D backward", "Upsample2xBackward", func(c *Counter) { c.Upsample2xBackward(f(1, 2, 2, 2), f(1, 2, 4, 4), false) }, 192, 0},
 		// N = 8, K = 3 = M: FFT 5*8*3 = 120 per field, 2 in + 3 out fields = 600;
 		// mixing 8 B Cin Cout M = 8*1*2*3*3 = 144.
-		{"spectral 1D", "SpectralConv", func(c *Counter) { c.SpectralConv(f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3) }, 744, 600},
+		{"spectral 1D", "SpectralConv", func(c *Counter) { c.SpectralConv(f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 1, 2}) }, 744, 600},
 		// 4x8, K0 = 3: axis 0 keeps 2*min(3,2) = 4, axis 1 min(3,4) = 3, M = 12;
 		// FFT 5*32*5 = 800 per field, 2 fields; mixing 8*12 = 96.
-		{"spectral 2D with mode cap", "SpectralConv", func(c *Counter) { c.SpectralConv(f(1, 1, 4, 8), f(1, 1, 4, 8), f(2, 1, 1, 3, 3, 2), 3) }, 1696, 1600},
-		// SpectralConv's FFTs (600) and one mixing over 2 listed modes: 8*1*2*3*2 = 96.
-		{"spectral modes 1D", "SpectralConvModes", func(c *Counter) {
-			c.SpectralConvModes(f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 2})
+		{"spectral 2D with mode cap", "SpectralConv", func(c *Counter) { c.SpectralConv(f(1, 1, 4, 8), f(1, 1, 4, 8), f(2, 1, 1, 3, 3, 2), 3, []int{0, 1, 2}) }, 1696, 1600},
+		// The FFTs (600) and one mixing over 2 listed modes: 8*1*2*3*2 = 96.
+		{"spectral list 1D", "SpectralConv", func(c *Counter) {
+			c.SpectralConv(f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 2})
 		}, 696, 600},
 		// rfft(dy) 3, irfft to dx 2, rfft(x) 2: 840; two mixings 192.
-		{"spectral modes backward", "SpectralConvModesBackward", func(c *Counter) {
-			c.SpectralConvModesBackward(f(1, 2, 8), f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 2})
+		{"spectral list backward", "SpectralConvBackward", func(c *Counter) {
+			c.SpectralConvBackward(f(1, 2, 8), f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 2})
 		}, 1032, 840},
 		// FFTs 600; two mixings at 3 modes, rank 4: 8*3*4*(2+3) = 480.
 		{"low rank 1D", "LowRankSpectralConv", func(c *Counter) {
@@ -106,11 +106,11 @@ func TestOpFLOPs(t *testing.T) {
 		}, 1992, 840},
 		// rfft(dy) 3 fields, irfft to dx 2, rfft(x) again 2: 7*120 = 840; two mixings 288.
 		{"spectral backward", "SpectralConvBackward", func(c *Counter) {
-			c.SpectralConvBackward(f(1, 2, 8), f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3)
+			c.SpectralConvBackward(f(1, 2, 8), f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 1, 2})
 		}, 1128, 840},
 		// dw only: rfft(dy) 3 + rfft(x) 2 fields = 600, one mixing 144.
 		{"spectral backward, dw only", "SpectralConvBackward", func(c *Counter) {
-			c.SpectralConvBackward(nil, f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3)
+			c.SpectralConvBackward(nil, f(1, 2, 3, 3, 2), f(1, 3, 8), f(1, 2, 8), f(1, 2, 3, 3, 2), 3, []int{0, 1, 2})
 		}, 744, 600},
 		// 1D N = 16, 3 scales x 1 group x 2 channels; sigma 0.55, 1.2, 2.5 give
 		// r = 2, 4, 8 capped at (16-1)/2 = 7: taps 2*(5+9+15) = 58;
@@ -200,7 +200,8 @@ func TestOpFLOPs(t *testing.T) {
 	}
 }
 
-// TestKeptModes checks Eq. mode-cap's mode count M per dimension.
+// TestKeptModes checks Eq. mode-cap's mode count M per dimension with
+// FNO's list 0..K-1 on the last axis.
 func TestKeptModes(t *testing.T) {
 	tests := []struct {
 		grid []int
@@ -214,7 +215,7 @@ func TestKeptModes(t *testing.T) {
 		{[]int{16, 16, 16}, 12, 16 * 16 * 8},
 	}
 	for _, tt := range tests {
-		if got := keptModes(tt.grid, tt.k0); got != tt.want {
+		if got := keptModes(tt.grid, tt.k0, firstModes(tt.grid, tt.k0)); got != tt.want {
 			t.Errorf("keptModes(%v, %d) = %d, want %d", tt.grid, tt.k0, got, tt.want)
 		}
 	}

@@ -251,10 +251,8 @@ func (*Planner) BandResample(_, _ *tensor.Tensor)                               
 func (*Planner) BandResampleBackward(_, _ *tensor.Tensor)                                {}
 func (*Planner) Upsample2x(_, _ *tensor.Tensor, _ bool)                                  {}
 func (*Planner) Upsample2xBackward(_, _ *tensor.Tensor, _ bool)                          {}
-func (*Planner) SpectralConv(_, _, _ *tensor.Tensor, _ int)                              {}
-func (*Planner) SpectralConvBackward(_, _, _, _, _ *tensor.Tensor, _ int)                {}
-func (*Planner) SpectralConvModes(_, _, _ *tensor.Tensor, _ int, _ []int)                {}
-func (*Planner) SpectralConvModesBackward(_, _, _, _, _ *tensor.Tensor, _ int, _ []int)  {}
+func (*Planner) SpectralConv(_, _, _ *tensor.Tensor, _ int, _ []int)                     {}
+func (*Planner) SpectralConvBackward(_, _, _, _, _ *tensor.Tensor, _ int, _ []int)       {}
 func (*Planner) LowRankSpectralConv(_, _, _, _ *tensor.Tensor, _ int)                    {}
 func (*Planner) LowRankSpectralConvBackward(_, _, _, _, _, _, _ *tensor.Tensor, _ int)   {}
 func (*Planner) GaussianConv(_, _, _ *tensor.Tensor, _ tensor.GaussOpts)                 {}

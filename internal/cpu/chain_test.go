@@ -60,7 +60,7 @@ func TestChainGrad(t *testing.T) {
 			gradcheck.Check(t, b, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
 				x, target := v[0], v[1]
 				h := tp.Pointwise(x, v[2], nil)
-				zF := tp.SpectralConv(h, v[3], k0)
+				zF := tp.SpectralConv(h, v[3], k0, first(h, k0))
 				zG := tp.GELU(tp.Pointwise(tp.GaussianConv(tp.Pointwise(h, v[4], nil), v[5], tensor.GaussOpts{Normalize: true, MaxRadius: 16}), v[6], nil))
 				r := tp.SPARRoute(zF, zG, v[11], v[12], 0.8, tensor.CentreZero)
 				h1 := tp.GELU(tp.Add(tp.Pointwise(h, v[7], nil), r))

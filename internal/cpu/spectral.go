@@ -8,16 +8,24 @@ import (
 	"uhno/internal/tensor"
 )
 
-// Spectral convolution (the Fourier branch, Sec. 3.2 and App. C.4):
+// Spectral convolution (the Fourier branch, Sec. 3.2 and App. C.4), the
+// one spectral convolution of every FNO-type layer:
 //
 //	y = irfftn(R . rfftn(x))
+//
+// keeping, on every axis but the last, the frequencies [0:K] and [N-K:N]
+// (Eq. mode-cap, K = min(K0, N/2)) and, on the last (rfft) axis, the
+// frequencies of a list: slot j is frequency modes[j]. FNO and U-HNO keep
+// tensor.FirstModes (0..K-1), LogLo-FNO tensor.LogModes; the list only
+// changes the last-axis DFT matrices and the factor D below, so both run
+// the same code, and 0..K-1 gives the bits of a dedicated [0:K] kernel.
 //
 // Only the kept modes of rfftn(x) are ever needed, so the transforms are
 // truncated DFTs written as small dense matrix products instead of FFTs:
 //
 //	T   (forward, x real -> kept modes): along the last axis each row of N
-//	    reals times an N x 2K real matrix (cos, -sin) gives the K complex
-//	    modes [0:K]; then along every other axis, from the last but one down
+//	    reals times an N x 2K_L real matrix (cos, -sin) gives the K_L
+//	    complex modes of the list; then along every other axis, from the last but one down
 //	    to the first, a 2K x N complex matrix keeps the 2K frequencies
 //	    [0:K] and [N-K:N] (Eq. mode-cap, K = min(K0, N/2)).
 //	Mix (per kept mode, the complex [B x Cin] x [Cin x Cout] product with
@@ -30,7 +38,7 @@ import (
 // y = R(D . Z) with D_k = c_k / prod(N), where c_k is 1 for the last-axis
 // DC bin and 2 for the others (irfft counts every bin 0 < k < N/2 twice
 // and drops the imaginary part of DC). The Nyquist bin of the last axis
-// is never kept since k < K <= N/2, while on a full axis with K = N/2 the
+// is never kept since every listed f has 2f < N, while on a full axis with K = N/2 the
 // two blocks [0:N/2] and [N/2:N] cover every frequency, Nyquist included.
 // D is applied at the end of the mixing, so y = R(D . Mix_W(T x)).
 //
@@ -43,13 +51,14 @@ import (
 //	dW += D . sum_b conj(X[b,i]) G[b,o],     X = T x (recomputed).
 //
 // Kept-mode layout: a spectrum is [fields][2K_0]...[2K_{d-2}][K_L] complex
-// numbers (interleaved re, im), where along a full axis index j < K is
+// numbers (interleaved re, im), K_L = len(modes), where along a full axis index j < K is
 // frequency j (positive block) and j >= K is frequency N-2K+j (negative
 // block). The corner of a mode follows the yardstick's
 // itertools.product over the full axes of (positive, negative): axis a
 // (0 <= a <= d-2) contributes bit d-2-a when it is in its negative block,
 // so corner 0 is all positive and, in 3D, corner 1 is negative on axis 1
-// only. The mode uses weight w[corner, i, o, j_0 mod K_0, ..., k_L, :].
+// only. The mode uses weight w[corner, i, o, j_0 mod K_0, ..., j_L, :],
+// j_L the slot of its last-axis frequency.
 // The K_L last-axis modes of one "mode row" (fixed full-axis indices) are
 // contiguous both in a spectrum and in w, so the mixing works row by row
 // on vectors of K_L complex lanes and reads spectra and weights in place:
@@ -66,7 +75,8 @@ import (
 // and one R, about 500M for forward and backward together.
 
 // spectralAxis holds the truncated DFT matrices of one spatial axis with n
-// points and k kept modes (per block).
+// points and k kept modes (per block; on the last axis, the k listed
+// frequencies).
 type spectralAxis struct {
 	n, k int
 	// Last (rfft) axis, real matrices:
@@ -90,7 +100,7 @@ func newSpectralAxis(n, k int, last bool, freqs []int) *spectralAxis {
 		ax.inv = make([]float32, 2*k*n)
 		for j := 0; j < n; j++ {
 			for f := 0; f < k; f++ {
-				c, s := phase(lastFreq(freqs, f), j)
+				c, s := phase(freqs[f], j)
 				ax.fwd[j*2*k+2*f], ax.fwd[j*2*k+2*f+1] = c, -s
 				ax.inv[2*f*n+j], ax.inv[(2*f+1)*n+j] = c, -s
 			}
@@ -113,18 +123,8 @@ func newSpectralAxis(n, k int, last bool, freqs []int) *spectralAxis {
 	return ax
 }
 
-// lastFreq is the frequency of last-axis slot f: freqs[f], or f when
-// freqs is nil (SpectralConv's [0:K]).
-func lastFreq(freqs []int, f int) int {
-	if freqs == nil {
-		return f
-	}
-	return freqs[f]
-}
-
-// spectralKey identifies a plan: dimensionality, grid, nominal modes and,
-// for SpectralConvModes, the last-axis frequencies (encoded; "" for
-// SpectralConv's [0:K]).
+// spectralKey identifies a plan: dimensionality, grid, nominal modes and
+// the last-axis frequencies (encoded by modesKey).
 type spectralKey struct {
 	d, k0 int
 	n     [3]int
@@ -133,11 +133,7 @@ type spectralKey struct {
 
 // modesKey encodes a last-axis frequency list for spectralKey.
 func modesKey(freqs []int) string {
-	if freqs == nil {
-		return ""
-	}
-	b := make([]byte, 0, 4*len(freqs)+1)
-	b = append(b, 'm')
+	b := make([]byte, 0, 4*len(freqs))
 	for _, f := range freqs {
 		b = append(b, byte(f), byte(f>>8), byte(f>>16), byte(f>>24))
 	}
@@ -145,10 +141,11 @@ func modesKey(freqs []int) string {
 }
 
 // spectralPlan is everything about a SpectralConv call that depends only on
-// the grid and K0: per-axis DFT matrices and the kept-mode tables.
+// the grid, K0 and the list: per-axis DFT matrices and the kept-mode
+// tables.
 type spectralPlan struct {
 	d     int
-	n, k  [3]int // grid size and capped modes K (Eq. mode-cap) per axis
+	n, k  [3]int // grid size and kept modes per axis: K (Eq. mode-cap); the list's length on the last
 	axes  [3]*spectralAxis
 	outer int // prod of the full-axis sizes N_0..N_{d-2}
 	modes int // kept modes per field: prod(2K_a, a < d-1) * K_{d-1}
@@ -173,7 +170,7 @@ func newSpectralPlan(key spectralKey, freqs []int) *spectralPlan {
 	for a := 0; a < d; a++ {
 		n := key.n[a]
 		k := tensor.ModeCap(key.k0, n)
-		if a == last && freqs != nil {
+		if a == last {
 			k = len(freqs)
 		}
 		p.n[a], p.k[a] = n, k
@@ -208,7 +205,7 @@ func newSpectralPlan(key spectralKey, freqs []int) *spectralPlan {
 	p.ones = make([]float32, kl)
 	for j := range p.scale {
 		c := 2.0
-		if f := lastFreq(freqs, j); f == 0 || 2*f == nl {
+		if f := freqs[j]; f == 0 || 2*f == nl {
 			c = 1
 		}
 		p.scale[j] = float32(c / float64(ntot))
@@ -294,16 +291,11 @@ func specGrow(buf *[]float32, n int) []float32 {
 	return (*buf)[:n]
 }
 
-// spectralSetup checks the call and returns its plan and workspace; ok is
-// false when no mode is kept (an axis of length 1 or K0 = 0). The
-// transform scratch fits B*max(Cin, Cout) fields (Cout = w.Shape[2]).
-func (b *Backend) spectralSetup(op string, x, w *tensor.Tensor, k0 int) (*spectralPlan, *spectralWork, bool) {
-	return b.spectralSetupModes(op, x, max(x.Channels(), w.Shape[2]), k0, nil)
-}
-
-// spectralSetupModes is spectralSetup for transforms of up to
-// B*chans fields keeping the last-axis frequencies freqs (nil: [0:K]).
-func (b *Backend) spectralSetupModes(op string, x *tensor.Tensor, chans, k0 int, freqs []int) (*spectralPlan, *spectralWork, bool) {
+// spectralSetup checks the call and returns its plan and a workspace whose
+// transform scratch fits B*chans fields, keeping the last-axis
+// frequencies freqs; ok is false when no mode is kept (an empty list, an
+// axis of length 1 or K0 = 0).
+func (b *Backend) spectralSetup(op string, x *tensor.Tensor, chans, k0 int, freqs []int) (*spectralPlan, *spectralWork, bool) {
 	d := x.Dims()
 	if d < 1 || d > 3 {
 		panic(fmt.Sprintf("cpu: %s: %d spatial axes, want 1 to 3", op, d))
@@ -319,21 +311,10 @@ func (b *Backend) spectralSetupModes(op string, x *tensor.Tensor, chans, k0 int,
 			ok = false
 		}
 	}
-	if freqs != nil {
-		nl := key.n[d-1]
-		if len(freqs) > k0 {
-			panic(fmt.Sprintf("cpu: %s: %d modes for K0=%d", op, len(freqs), k0))
-		}
-		for j, f := range freqs {
-			if f < 0 || 2*f >= nl || (j > 0 && f <= freqs[j-1]) {
-				panic(fmt.Sprintf("cpu: %s: modes %v are not increasing in [0, %d/2)", op, freqs, nl))
-			}
-		}
-		if len(freqs) == 0 {
-			ok = false
-		}
+	if err := tensor.CheckModes(freqs, k0, key.n[d-1]); err != nil {
+		panic(fmt.Sprintf("cpu: %s: %v", op, err))
 	}
-	if !ok {
+	if !ok || len(freqs) == 0 {
 		return nil, nil, false
 	}
 	p, ws := b.spec.acquire(key, freqs, b.threads)
@@ -344,10 +325,11 @@ func (b *Backend) spectralSetupModes(op string, x *tensor.Tensor, chans, k0 int,
 }
 
 // SpectralConv implements tensor.Backend: y = R(D . Mix_W(T x)) (see the
-// top of this file); w is [2^(d-1), Cin, Cout, K0..., 2].
-func (b *Backend) SpectralConv(y, x, w *tensor.Tensor, k0 int) {
+// top of this file); w is [2^(d-1), Cin, Cout, K0..., 2], its last mode
+// axis read at slots j < len(modes).
+func (b *Backend) SpectralConv(y, x, w *tensor.Tensor, k0 int, modes []int) {
 	Y := data(y)
-	p, ws, ok := b.spectralSetup("SpectralConv", x, w, k0)
+	p, ws, ok := b.spectralSetup("SpectralConv", x, max(x.Channels(), w.Shape[2]), k0, modes)
 	if !ok {
 		clear(Y)
 		return
@@ -371,11 +353,11 @@ func (b *Backend) SpectralConv(y, x, w *tensor.Tensor, k0 int) {
 // file for the derivation): with G = T dy,
 // dx += R(D . sum_o G[.,o] conj(W[.,o])) and
 // dw[corner, i, o, mode] += D . sum_b conj(T x)[b,i] G[b,o].
-func (b *Backend) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int) {
+func (b *Backend) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int, modes []int) {
 	if dx == nil && dw == nil {
 		return
 	}
-	p, ws, ok := b.spectralSetup("SpectralConvBackward", x, w, k0)
+	p, ws, ok := b.spectralSetup("SpectralConvBackward", x, max(x.Channels(), w.Shape[2]), k0, modes)
 	if !ok {
 		return
 	}

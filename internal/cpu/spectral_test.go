@@ -12,6 +12,11 @@ import (
 	"uhno/internal/tensor/gradcheck"
 )
 
+// first is FNO's list tensor.FirstModes on x's last axis.
+func first(x *tensor.Tensor, k0 int) []int {
+	return tensor.FirstModes(k0, x.Shape[len(x.Shape)-1])
+}
+
 // refSpectralConv is SpectralConv by definition, in float64: the full
 // complex DFT of every input field over all axes, the kept modes of
 // Eq. mode-cap mixed with the weight of their corner on the full
@@ -27,7 +32,7 @@ func refSpectralConv(x []float32, shape []int, w []float32, cout, k0 int) []floa
 
 // refSpectralConvModes is refSpectralConv keeping the last-axis
 // frequencies modes (slot j is frequency modes[j]) when modes is not nil:
-// SpectralConvModes by definition.
+// SpectralConv's definition for any list.
 func refSpectralConvModes(x []float32, shape []int, w []float32, cout, k0 int, modes []int) []float64 {
 	nb, cin, ns := shape[0], shape[1], shape[2:]
 	d, ntot := len(ns), tensor.Numel(ns)
@@ -134,7 +139,7 @@ func spectralForward(b *cpu.Backend, x []float32, shape []int, w []float32, cout
 	tp.SetGrad(false)
 	xl := tensor.NewLeaf(b, "x", x, shape...)
 	wl := tensor.NewLeaf(b, "w", w, tensor.SpectralWeightShape(len(shape)-2, shape[1], cout, k0)...)
-	return tensor.ToHost(b, tp.SpectralConv(xl, wl, k0))
+	return tensor.ToHost(b, tp.SpectralConv(xl, wl, k0, first(xl, k0)))
 }
 
 // spectralCases are [batch, Cin, spatial...] shapes with Cout and K0,
@@ -311,7 +316,7 @@ func TestSpectralConvGrad(t *testing.T) {
 			x := in("x", 31, c.shape...)
 			w := in("w", 32, tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)...)
 			gradcheck.Check(t, b, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
-				return tp.SpectralConv(v[0], v[1], c.k0)
+				return tp.SpectralConv(v[0], v[1], c.k0, first(v[0], c.k0))
 			}, []gradcheck.Input{x, w}, gradcheck.Options{})
 		})
 	}
@@ -329,7 +334,7 @@ func TestSpectralConvNoModes(t *testing.T) {
 	w := tensor.NewLeaf(b, "w", gradcheck.Random(42, tensor.Numel(ws)), ws...)
 	x.SetRequiresGrad(true)
 	w.SetRequiresGrad(true)
-	y := tp.SpectralConv(x, w, k0)
+	y := tp.SpectralConv(x, w, k0, first(x, k0))
 	for j, v := range tensor.ToHost(b, y) {
 		if v != 0 {
 			t.Fatalf("y[%d] = %g, want 0", j, v)
@@ -355,7 +360,7 @@ func spectralRun(b *cpu.Backend, shape []int, cout, k0 int) [3][]float32 {
 	w := tensor.NewLeaf(b, "w", gradcheck.Random(52, tensor.Numel(ws)), ws...)
 	x.SetRequiresGrad(true)
 	w.SetRequiresGrad(true)
-	y := tp.SpectralConv(x, w, k0)
+	y := tp.SpectralConv(x, w, k0, first(x, k0))
 	tp.BackwardWith(y, tp.FromHost(gradcheck.Random(53, y.Numel()), y.Shape...))
 	return [3][]float32{tensor.ToHost(b, y), tensor.ToHost(b, x.Grad), tensor.ToHost(b, w.Grad)}
 }
@@ -425,7 +430,7 @@ func BenchmarkSpectralConv(b *testing.B) {
 					var seed []float32
 					for i := 0; i < b.N; i++ {
 						tp.Reset()
-						y := tp.SpectralConv(x, w, c.k0)
+						y := tp.SpectralConv(x, w, c.k0, first(x, c.k0))
 						if bwd {
 							if seed == nil {
 								seed = gradcheck.Random(3, y.Numel())

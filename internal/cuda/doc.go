@@ -175,64 +175,42 @@
 // 16·d FLOPs per corner point per level and direction for the transform,
 // and 2·B·Cin·Cout·M^d for the mixing.
 //
-// # SpectralConvModes and LowRankSpectralConv (LogLo-FNO, F-FNO)
+// # SpectralConv's frequency list and LowRankSpectralConv (LogLo-FNO, F-FNO)
 //
-// CUDA. Both ops run on the GPU (`internal/cuda/spectral_modes.go`,
-// `kernels/spectral_modes.cu`) on SpectralConv's cuFFT path: the same R2C
-// and C2R plans and scratch, the 1/∏N folded into the last mixing, and the
-// DC-plane Hermitian part taken on the spectrum C2R transforms.
+// CUDA. There is one spectral convolution (internal/tensor's doc, "One
+// spectral convolution"): `kernels/spectral.cu` serves FNO, U-HNO and
+// LogLo-FNO through the same cuFFT R2C and C2R plans and scratch, the 1/∏N
+// folded into the last mixing, and the DC-plane Hermitian part taken on the
+// spectrum C2R transforms.
 //
-//   - SpectralConvModes: SpectralConv's kernels with the last-axis test
-//     f < K replaced by a table of the list: the slot of each half-spectrum
-//     frequency (−1 when not kept), then the frequency of each slot. It is
-//     uploaded on the first call with that (grid, list) and cached until
-//     `Close`. `spectral_modes_mix_forward`/`_adjoint` mix and symmetrise;
-//     `spectral_modes_dw` runs over (corner, i, o, kept box, slot), takes D
-//     from the slot's frequency and sums the batch in order inside the
-//     thread.
-//   - LowRankSpectralConv: `lowrank_mix_forward` forms the rank spectrum
-//     Zr = X U (unscaled, not symmetrised, 0 off the kept modes). Then
-//     `spectral.cu`'s `spectral_mix_forward` mixes Zr through V, scales and
-//     symmetrises. The symmetrisation reads Zr at k and −k, so it is the
-//     Hermitian part of the whole product. Backward: `lowrank_mix_adjoint`
-//     gives dZr = G V^H (unscaled). `spectral_dw` then gives dV from
-//     (Zr, G) and dU from (X, dZr), each with D. `spectral_mix_adjoint`
-//     gives dx's spectrum from (dZr, U), which C2R transforms and
-//     `spectral_accumulate` adds.
+//   - The last-axis list: a table per (grid, list), uploaded on the first
+//     call and cached until `Close`, gives the slot of each half-spectrum
+//     frequency (−1 when not kept) and the frequency of each slot. For the
+//     list 0..K−1 the slot of f is f, so FNO's arithmetic is unchanged.
+//     `spectral_dw` runs over (corner, i, o, kept box, slot), takes D from
+//     the slot's frequency and sums the batch in order inside the thread.
+//   - LowRankSpectralConv (`internal/cuda/spectral_lowrank.go`): the rank
+//     spectrum Zr = X U is the main mixing loop with scale 1 and no DC-plane
+//     symmetrising; `spectral_mix_forward` then mixes Zr through V, scales
+//     and symmetrises (the Hermitian part of the whole product). Backward:
+//     dZr = G V^H (unscaled); `spectral_dw` gives dV from (Zr, G) and dU
+//     from (X, dZr), each with D; `spectral_mix_adjoint` gives dx's
+//     spectrum from (dZr, U), which C2R transforms and `spectral_accumulate`
+//     adds.
 //   - Nothing uses float atomics. Every output element, weight-gradient
 //     entries included, is one thread's sum in a fixed order.
 //
-// Tests (`internal/cuda/spectral_modes_test.go`, against the CPU backend
-// under the emulator and on a GPU with `make cuda-test`):
-//
-//   - `TestSpectralConvModes`: 13 cases in 1D–3D. They cover `LogModes` lists
-//     at the paper's sizes, lists without DC, an odd last axis whose list has
-//     more slots than min(K0, N/2), the top bin (N−1)/2, capped and odd full
-//     axes. Each case checks y, dx and dw, with stale outputs, pre-filled
-//     gradients and each gradient alone. The tolerances are
-//     `TestSpectralConv`'s (2e-5 and 3e-5 of the largest |reference|).
-//   - `TestSpectralConvModesIsSpectralConv`: with the list 0..K−1 the GPU
-//     gives SpectralConv's bits, forward and backward, on every
-//     `spectralCases` grid.
-//   - `TestSpectralConvModesEmpty`: an empty or nil list gives y = 0 and a
-//     backward that adds nothing. `TestSpectralConvModesBadList`: the lists
-//     the CPU refuses panic.
-//   - `TestLowRankSpectralConv`: 10 cases in 1D–3D, with ranks below, at
-//     and above the width, capped and odd axes and an axis keeping no mode.
-//     They check y and every non-empty subset of (dx, du, dv), with twice
-//     SpectralConv's tolerances (two mixings).
-//     `TestLowRankSpectralConvUnaligned` runs on views at odd offsets.
-//   - `TestSameBitsUnderEveryThreadOrder` runs both ops (the modes op with
-//     and without DC) forward and backward in 1D–3D under four thread orders.
-//   - Four planted bugs were caught and then removed:
-//   - a slot index read as a frequency in `spectral_modes_dw`: NaN from
-//     the emulator's fill;
-//   - the wrong sign on the DC plane's conj Z[−k]: caught by the 2D and
-//     3D cases;
-//   - D taken from the slot instead of the frequency: caught only by the
-//     lists without DC;
-//   - the rank spectrum's top mode dropped: caught by the low-rank
-//     forward.
+// Tests (`internal/cuda/spectral_test.go`, `spectral_list_test.go`, against
+// the CPU backend under the emulator and on a GPU with `make cuda-test`):
+// `TestSpectralConv` (0..K−1), `TestSpectralConvList` (LogModes lists at
+// the paper's sizes, lists without DC, odd last axes, the top bin; y, dx
+// and dw with stale outputs and pre-filled gradients, 2e-5 and 3e-5 of the
+// largest |reference|), `TestSpectralConvEmptyList`,
+// `TestSpectralConvBadList` (the lists the CPU refuses panic),
+// `TestLowRankSpectralConv` and `...Unaligned` (ranks below, at and above
+// the width, capped and odd axes; twice SpectralConv's tolerances), and
+// `TestSameBitsUnderEveryThreadOrder`. A planted bug (the last mode dropped
+// from the table) fails every case of `TestSpectralConvList`.
 //
 // # NCCL
 //

@@ -61,10 +61,11 @@ func NewSpectralDims(spatial []int, k0 int) (s SpectralDims, ok bool) {
 // Shape returns the real spatial axes (what cuFFT plans are made of).
 func (s SpectralDims) Shape() []int { return append([]int(nil), s.N[3-s.D:]...) }
 
-// KeptIndex mirrors the kernels' spec_weight_offset: for half-spectrum
-// position (f0, f1, f2) it returns the weight corner and the complex offset
-// inside a K0^D weight block of the mode kept there, or ok = false when the
-// position is not kept. Along a full axis index f < K is the positive
+// KeptIndex mirrors the kernels' spec_weight_offset on the list 0..K-1
+// (where a last-axis frequency is its own slot): for half-spectrum
+// position (f0, f1, f2) it returns the weight corner and the complex
+// offset inside a K0^D weight block of the mode kept there, or ok = false
+// when the position is not kept. Along a full axis index f < K is the positive
 // block (j = f) and f >= N-K the negative block (j = f-(N-K), corner bit
 // set); slot 0 gives bit 1 and slot 1 bit 0, which is the CPU backend's
 // bit d-2-a of full axis a (itertools.product order of the yardstick).

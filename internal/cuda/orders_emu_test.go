@@ -201,8 +201,8 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 		add(name+" SpectralConv", func() []*tensor.Tensor {
 			y := both(ref, nil, ysh...)
 			dx, dw := gradPair(ref, 16, sh...), gradPair(ref, 17, ws...)
-			gpu.SpectralConv(y.g, x.g, wsp.g, 4)
-			gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, wsp.g, 4)
+			gpu.SpectralConv(y.g, x.g, wsp.g, 4, tensor.FirstModes(4, sp[d-1]))
+			gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, wsp.g, 4, tensor.FirstModes(4, sp[d-1]))
 			return []*tensor.Tensor{y.g, dx.g, dw.g}
 		})
 
@@ -210,13 +210,13 @@ func TestSameBitsUnderEveryThreadOrder(t *testing.T) {
 		if len(modes) > 1 {
 			modes = modes[1:] // skip DC: the DC plane's symmetrisation then has nothing to mix
 		}
-		add(name+" SpectralConvModes", func() []*tensor.Tensor {
+		add(name+" SpectralConv list", func() []*tensor.Tensor {
 			var out []*tensor.Tensor
 			for _, list := range [][]int{tensor.LogModes(4, sp[d-1]), modes} {
 				y := both(ref, nil, ysh...)
 				dx, dw := gradPair(ref, 16, sh...), gradPair(ref, 17, ws...)
-				gpu.SpectralConvModes(y.g, x.g, wsp.g, 4, list)
-				gpu.SpectralConvModesBackward(dx.g, dw.g, dy.g, x.g, wsp.g, 4, list)
+				gpu.SpectralConv(y.g, x.g, wsp.g, 4, list)
+				gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, wsp.g, 4, list)
 				out = append(out, y.g, dx.g, dw.g)
 			}
 			return out

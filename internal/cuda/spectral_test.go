@@ -58,6 +58,11 @@ var spectralCases = []struct {
 	{"2D/no_modes_1x8", []int{2, 2, 1, 8}, 2, 3},
 }
 
+// firstOf is FNO's list tensor.FirstModes on the last axis of shape.
+func firstOf(shape []int, k0 int) []int {
+	return tensor.FirstModes(k0, shape[len(shape)-1])
+}
+
 // TestSpectralConv compares the forward and backward with the CPU
 // backend (the reference, itself checked against a float64 DFT in
 // internal/cpu) on random inputs, with pre-filled outputs (the forward
@@ -86,8 +91,8 @@ func TestSpectralConv(t *testing.T) {
 			x := both(ref, xv, c.shape...)
 			w := rnd(ref, seed+2, ws...)
 			y := gradPair(ref, seed+3, ys...) // stale values: the forward overwrites them
-			ref.SpectralConv(y.c, x.c, w.c, c.k0)
-			gpu.SpectralConv(y.g, x.g, w.g, c.k0)
+			ref.SpectralConv(y.c, x.c, w.c, c.k0, firstOf(c.shape, c.k0))
+			gpu.SpectralConv(y.g, x.g, w.g, c.k0, firstOf(c.shape, c.k0))
 			spectralAgree(t, "y", y, 2e-5)
 			sameOnGPU(t, "x after the forward", x.g, xv)
 
@@ -95,8 +100,8 @@ func TestSpectralConv(t *testing.T) {
 			dy := both(ref, dyv, ys...)
 			dx := gradPair(ref, seed+5, c.shape...)
 			dw := gradPair(ref, seed+6, ws...)
-			ref.SpectralConvBackward(dx.c, dw.c, dy.c, x.c, w.c, c.k0)
-			gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, c.k0)
+			ref.SpectralConvBackward(dx.c, dw.c, dy.c, x.c, w.c, c.k0, firstOf(c.shape, c.k0))
+			gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, c.k0, firstOf(c.shape, c.k0))
 			spectralAgree(t, "dx", dx, 2e-5)
 			spectralAgree(t, "dw", dw, 3e-5)
 			sameOnGPU(t, "dy after the backward", dy.g, dyv)
@@ -104,14 +109,14 @@ func TestSpectralConv(t *testing.T) {
 
 			// One gradient at a time: the other is skipped.
 			dxOnly := gradPair(ref, seed+7, c.shape...)
-			ref.SpectralConvBackward(dxOnly.c, nil, dy.c, x.c, w.c, c.k0)
-			gpu.SpectralConvBackward(dxOnly.g, nil, dy.g, x.g, w.g, c.k0)
+			ref.SpectralConvBackward(dxOnly.c, nil, dy.c, x.c, w.c, c.k0, firstOf(c.shape, c.k0))
+			gpu.SpectralConvBackward(dxOnly.g, nil, dy.g, x.g, w.g, c.k0, firstOf(c.shape, c.k0))
 			spectralAgree(t, "dx (dw nil)", dxOnly, 2e-5)
 			dwOnly := gradPair(ref, seed+8, ws...)
-			ref.SpectralConvBackward(nil, dwOnly.c, dy.c, x.c, w.c, c.k0)
-			gpu.SpectralConvBackward(nil, dwOnly.g, dy.g, x.g, w.g, c.k0)
+			ref.SpectralConvBackward(nil, dwOnly.c, dy.c, x.c, w.c, c.k0, firstOf(c.shape, c.k0))
+			gpu.SpectralConvBackward(nil, dwOnly.g, dy.g, x.g, w.g, c.k0, firstOf(c.shape, c.k0))
 			spectralAgree(t, "dw (dx nil)", dwOnly, 3e-5)
-			gpu.SpectralConvBackward(nil, nil, dy.g, x.g, w.g, c.k0) // must do nothing
+			gpu.SpectralConvBackward(nil, nil, dy.g, x.g, w.g, c.k0, firstOf(c.shape, c.k0)) // must do nothing
 		})
 	}
 }
@@ -128,8 +133,8 @@ func TestSpectralConvDeterministic(t *testing.T) {
 	for run := 0; run < 2; run++ {
 		y := both(ref, nil, ys...)
 		dx, dw := both(ref, nil, shape...), both(ref, nil, ws...)
-		gpu.SpectralConv(y.g, x.g, w.g, k0)
-		gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, k0)
+		gpu.SpectralConv(y.g, x.g, w.g, k0, firstOf(shape, k0))
+		gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, k0, firstOf(shape, k0))
 		if run == 0 {
 			first = [3][]float32{tensor.ToHost(gpu, y.g), tensor.ToHost(gpu, dx.g), tensor.ToHost(gpu, dw.g)}
 			continue
@@ -161,14 +166,14 @@ func TestSpectralConvUnaligned(t *testing.T) {
 	x := view(random(81, tensor.Numel(shape), 1), shape...)
 	w := rnd(ref, 82, ws...)
 	y := view(nil, ys...)
-	ref.SpectralConv(y.c, x.c, w.c, k0)
-	gpu.SpectralConv(y.g, x.g, w.g, k0)
+	ref.SpectralConv(y.c, x.c, w.c, k0, firstOf(shape, k0))
+	gpu.SpectralConv(y.g, x.g, w.g, k0, firstOf(shape, k0))
 	spectralAgree(t, "y", y, 2e-5)
 	dy := view(random(83, tensor.Numel(ys), 1), ys...)
 	dx := view(random(84, tensor.Numel(shape), 0.1), shape...)
 	dw := gradPair(ref, 85, ws...)
-	ref.SpectralConvBackward(dx.c, dw.c, dy.c, x.c, w.c, k0)
-	gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, k0)
+	ref.SpectralConvBackward(dx.c, dw.c, dy.c, x.c, w.c, k0, firstOf(shape, k0))
+	gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, k0, firstOf(shape, k0))
 	spectralAgree(t, "dx", dx, 2e-5)
 	spectralAgree(t, "dw", dw, 3e-5)
 }

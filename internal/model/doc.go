@@ -20,7 +20,9 @@
 // CNOForBudget, CountCNO). CountUHNO and CountFNO give the
 // Model; so does NewAdditive's *Additive (AdditiveSpecFor,
 // AdditiveForBudget, CountAdditive), NewFFNO's *FFNO and NewLogLoFNO's
-// *LogLoFNO (the F-FNO and LogLo-FNO baselines in the paper's reading,
+// *LogLoFNO (an alias of *FNO: FNO with FNOSpec.Frequencies = "log", the
+// last-axis frequencies tensor.LogModes instead of 0..K-1; issue 21)
+// (the F-FNO and LogLo-FNO baselines in the paper's reading,
 // with XSpecFor, XForBudget and CountX); FNOWiderSpec is the FNO-wider
 // preset of Tab. fno-wider; NewGNO's *GNO is the graph kernel network
 // (GNOSpecFor, GNOForBudget, CountGNO; its parameters are in its type
@@ -559,11 +561,12 @@
 //     so they depend on N. A model trained at one N is not
 //     discretisation-invariant the way FNO is (FNO keeps 0..K−1 on any grid
 //     with N ≥ 2K0). uhno trains and evaluates on the same grid.
-//   - The op is general: `Backend.SpectralConvModes(y, x, w, k0, modes)` is
-//     SpectralConv with an explicit increasing list of last-axis frequencies.
-//     The CPU backend only swaps the last axis's DFT matrices and the irfft
-//     factor D (1/∏N for f = 0, 2/∏N otherwise) and caches a plan per list.
-//     `Tape.LogSpectralConv` passes `LogModes` of the input's grid.
+//   - The op is FNO's: LogLo-FNO is an FNO (FNOSpec.Frequencies =
+//     FrequenciesLog) whose SpectralConv receives `tensor.LogModes` of the
+//     input's grid instead of `tensor.FirstModes`; there is one spectral
+//     convolution (internal/tensor's doc). The CPU backend only swaps the
+//     last axis's DFT matrices and the irfft factor D (1/∏N for f = 0,
+//     2/∏N otherwise) and caches a plan per list.
 //   - kalimuthu2025loglo's LOGLO-FNO adds local spectral blocks on patches
 //     and a high-frequency path. The paper describes only the allocation, and
 //     its FLOPs for LogLo-FNO (6.6× FNO's, Tab. cost) cannot come from a

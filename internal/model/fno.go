@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"strconv"
 
 	"uhno/internal/tensor"
@@ -16,7 +15,9 @@ import (
 //
 // with sigma = GELU after every block but the last (as in li2020fourier's
 // code and the yardstick). K_i keeps K_eff = min(K0, floor(N/2)) modes per
-// axis, the same nominal budget as U-HNO.
+// axis, the same nominal budget as U-HNO: on the last (rfft) axis the
+// frequencies 0..K_eff-1, or with Frequencies = FrequenciesLog the list
+// tensor.LogModes, which makes it LogLo-FNO (NewLogLoFNO).
 type FNO struct {
 	spec    FNOSpec
 	params  *Params
@@ -33,7 +34,11 @@ func buildFNO(pb *builder, s FNOSpec) *FNO {
 	m.lift = newPointwise(pb, "lift", s.InChannels, s.Width)
 	for i := range s.Blocks {
 		name := "block." + strconv.Itoa(i)
-		m.kernels = append(m.kernels, newFourier(pb, name+".spectral", s.Dim, s.Width, s.Width, s.K0))
+		k := newFourier(pb, name+".spectral", s.Dim, s.Width, s.Width, s.K0)
+		if s.Frequencies == FrequenciesLog {
+			k.modes = tensor.LogModes
+		}
+		m.kernels = append(m.kernels, k)
 		m.w = append(m.w, newPointwise(pb, name+".w", s.Width, s.Width))
 	}
 	m.proj = newProjection(pb, "proj", s.Width, s.ProjHidden, s.OutChannels)
@@ -62,33 +67,25 @@ func (m *FNO) Spec() FNOSpec { return m.spec }
 // Params implements Model.
 func (m *FNO) Params() *Params { return m.params }
 
-// Name implements Model.
-func (m *FNO) Name() string { return "fno" }
+// Name implements Model: "fno", or "loglofno" with the log frequencies.
+func (m *FNO) Name() string {
+	if m.spec.Frequencies == FrequenciesLog {
+		return "loglofno"
+	}
+	return "fno"
+}
 
 // Mode implements Model: FNO has no ablation modes.
 func (m *FNO) Mode() string { return "" }
 
 // CheckGrid implements Model: any grid with at least two points per axis.
 func (m *FNO) CheckGrid(grid []int) error {
-	if len(grid) != m.spec.Dim {
-		return fmt.Errorf("model: fno is %dD, grid %v has %d axes", m.spec.Dim, grid, len(grid))
-	}
-	for _, n := range grid {
-		if n < 2 {
-			return fmt.Errorf("model: fno needs at least 2 points per axis, got %v", grid)
-		}
-	}
-	return nil
+	return checkFlatGrid(m.Name(), m.spec.Dim, grid)
 }
 
 // Forward implements Model; Aux is empty (nothing is routed).
 func (m *FNO) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, Aux) {
-	if x.Dims() != m.spec.Dim || x.Channels() != m.spec.InChannels {
-		panic(fmt.Sprintf("model: fno takes [batch, %d, %d spatial axes], got %v", m.spec.InChannels, m.spec.Dim, x.Shape))
-	}
-	if err := m.CheckGrid(x.Spatial()); err != nil {
-		panic(err.Error())
-	}
+	checkFlatInput(m.Name(), m.spec.Dim, m.spec.InChannels, x)
 	h := m.lift.forward(tp, x)
 	for i, k := range m.kernels {
 		h = tp.Add(k.forward(tp, h), m.w[i].forward(tp, h))

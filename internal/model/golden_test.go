@@ -44,6 +44,32 @@ var goldenDefault = map[string]string{
 	"1D/convfno": "1e95d2b84f90056457a10e8ab70058851afeb3a5c1834474e5b04193630bde03",
 	"2D/convfno": "96c9bab44845898abc8da7bbf6de8029e3d2eb7c4e00e4d9e3a0bd0516580b9f",
 	"3D/convfno": "66e47fee0455642f033791b7862bb7b66db78b04c980bda729200cfd1e8cb3ed",
+	// FNO and LogLo-FNO as commit 44cf1b5 computed them, before issue 21
+	// made SpectralConv one op with a frequency list and LogLo-FNO an FNO
+	// with the log list (goldenFNOSpec, on goldenFNOGrid).
+	"1D/fno":      "0201b891da0fb20c3fee94f6da1764e8f306cc3bc52f3e2cb76a62e1ee1502df",
+	"1D/loglofno": "af6ceb0bd071d2f5bfa7d64ddd71d9060439c9701e714a02f2ac40b107696666",
+	"2D/fno":      "2f591cde68757d0f53b7836ed4e6d7d9d69c156ac27a53c7dfc094424b70e183",
+	"2D/loglofno": "74a1625810f12bc3b2f6993b05c1807c8ab9aaef7d4c3a5cd881a0c5edb7bf56",
+	"3D/fno":      "b0bae16b8cc3d6667b57047daee73e24c082a5c64d9fb3e55326bf4ddb86ff45",
+	"3D/loglofno": "f50f679ee9a7f68f6b4cd62035079a283b9dc4e719f1328647d92f7522fb72c7",
+}
+
+// goldenFNOGrid are the grids of the FNO and LogLo-FNO digests: the last
+// axis has more than 2 K0 points, so LogModes(3, N) is not 0..2.
+var goldenFNOGrid = map[int][]int{1: {32}, 2: {8, 16}, 3: {4, 6, 16}}
+
+// goldenFNOSpec is the FNO (or LogLo-FNO) of the digests.
+func goldenFNOSpec(dim int) FNOSpec {
+	return FNOSpec{Dim: dim, InChannels: 2, OutChannels: 1, Width: 4, K0: 3, Blocks: 2, ProjHidden: 5}
+}
+
+// skipUnlessGoldenPlatform skips t where the golden digests do not hold.
+func skipUnlessGoldenPlatform(t *testing.T) {
+	t.Helper()
+	if runtime.GOARCH != "amd64" || !cpu.X86.HasAVX512F || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
+		t.Skip("the golden digests were taken on amd64 with AVX-512, AVX2 and FMA")
+	}
 }
 
 // runDigest runs m forward and backward (with a fixed random output
@@ -89,12 +115,11 @@ func runDigest(t *testing.T, b tensor.Backend, m Model, in int, grid []int) stri
 // TestDefaultBitIdentical checks that a default-spec model (every switch
 // of issue 20 at its zero value) computes exactly the bits the code did
 // before the switches: forward output, CBC features, masks and all
-// gradients, for U-HNO in 1D-3D and several modes, and for Conv-FNO, the
-// baseline that shares Upsample2x.
+// gradients, for U-HNO in 1D-3D and several modes, for Conv-FNO, the
+// baseline that shares Upsample2x, and for FNO and LogLo-FNO, whose
+// spectral convolutions became one op with a frequency list (issue 21).
 func TestDefaultBitIdentical(t *testing.T) {
-	if runtime.GOARCH != "amd64" || !cpu.X86.HasAVX512F || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
-		t.Skip("the golden digests were taken on amd64 with AVX-512, AVX2 and FMA")
-	}
+	skipUnlessGoldenPlatform(t)
 	b := newBackend()
 	got := map[string]string{}
 	for key := range goldenDefault {
@@ -104,7 +129,19 @@ func TestDefaultBitIdentical(t *testing.T) {
 		grid := checkGrid(dim)
 		var m Model
 		in := 2
-		if name == "convfno" {
+		switch name {
+		case "fno", "loglofno":
+			build := NewFNO
+			if name == "loglofno" {
+				build = NewLogLoFNO
+			}
+			fm, err := build(b, goldenFNOSpec(dim), 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m = fm
+			grid = goldenFNOGrid[dim]
+		case "convfno":
 			s := ConvFNOSpec{Dim: dim, InChannels: 2, OutChannels: 1, UNetWidth: 2, UNetLevels: 3, Width: 4, K0: 3, Blocks: 2, ProjHidden: 5}
 			cm, err := NewConvFNO(b, s, 7)
 			if err != nil {
@@ -112,7 +149,7 @@ func TestDefaultBitIdentical(t *testing.T) {
 			}
 			m = cm
 			grid = map[int][]int{1: {16}, 2: {8, 8}, 3: {8, 8, 8}}[dim]
-		} else {
+		default:
 			m = mustUHNO(t, b, tiny(dim, name), 7)
 		}
 		rescale(b, m, 70)

@@ -1,13 +1,22 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"uhno/internal/tensor"
 	"uhno/internal/tensor/gradcheck"
 )
+
+// fnoOf is the FNO with LogLo-FNO spec s's architecture and FNO's
+// frequencies 0..K-1.
+func fnoOf(s LogLoFNOSpec) FNOSpec {
+	s.Frequencies = FrequenciesFirst
+	return s
+}
 
 // TestLogLoFNOCount: LogLo-FNO's parameters are FNO's (names, shapes,
 // values from the same seed), so its count is CountFNO's, which
@@ -23,11 +32,11 @@ func TestLogLoFNOCount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := NewFNO(b, s.fno(), 9)
+		f, err := NewFNO(b, fnoOf(s), 9)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, alloc, want := CountLogLoFNO(s), m.Params().Count(), CountFNO(s.fno()); got != want || alloc != want {
+		if got, alloc, want := CountLogLoFNO(s), m.Params().Count(), CountFNO(fnoOf(s)); got != want || alloc != want {
 			t.Errorf("%+v: CountLogLoFNO %d, allocated %d, FNO %d", s, got, alloc, want)
 		}
 		if !slices.Equal(names(m), names(f)) {
@@ -60,7 +69,7 @@ func TestLogLoFNOBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l.fno() != f {
+		if fnoOf(l) != f {
 			t.Errorf("%s: LogLo-FNO %+v, matched FNO %+v: depth and width should match FNO", c.task, l, f)
 		}
 		t.Logf("%s: width %d, %d parameters (%+.1f%%)", c.task, l.Width, n, 100*float64(n-target)/float64(target))
@@ -82,7 +91,7 @@ func TestLogLoFNOModes(t *testing.T) {
 		b := newBackend()
 		s := LogLoFNOSpec{Dim: dim, InChannels: 2, OutChannels: 1, Width: 3, K0: 4, Blocks: 2, ProjHidden: 4}
 		m, _ := NewLogLoFNO(b, s, 2)
-		f, _ := NewFNO(b, s.fno(), 2)
+		f, _ := NewFNO(b, fnoOf(s), 2)
 		tp := tensor.NewTape(b)
 		tp.SetGrad(false)
 		for _, c := range []struct {
@@ -183,5 +192,52 @@ func TestFNOWiderSpec(t *testing.T) {
 			t.Errorf("%s: %.2fx the matched FNO's parameters, want about 5x", c.task, ratio)
 		}
 		t.Logf("%s: FNO width %d (%d) -> FNO-wider width %d (%d parameters, %.2fx)", c.task, f.Width, CountFNO(f), w.Width, CountFNO(w), ratio)
+	}
+}
+
+// TestLogLoFNORecordedSpec: a build record written before LogLo-FNO
+// became an FNO with a frequency list (issue 21) holds LogLoFNOSpec's
+// seven fields and no Frequencies; it must decode, rebuild through
+// NewLogLoFNO as LogLo-FNO (name, log frequencies, FNO's parameter names
+// and shapes) and compute the bits commit 44cf1b5 computed (the golden
+// digest), so its checkpoints load and evaluate unchanged. The same
+// record read as an FNO spec stays FNO.
+func TestLogLoFNORecordedSpec(t *testing.T) {
+	skipUnlessGoldenPlatform(t)
+	const record = `{"Dim":2,"InChannels":2,"OutChannels":1,"Width":4,"K0":3,"Blocks":2,"ProjHidden":5}`
+	var s LogLoFNOSpec
+	if err := json.Unmarshal([]byte(record), &s); err != nil {
+		t.Fatal(err)
+	}
+	b := newBackend()
+	m, err := NewLogLoFNO(b, s, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name() != "loglofno" || m.Spec().Frequencies != FrequenciesLog {
+		t.Fatalf("rebuilt as %q with frequencies %q", m.Name(), m.Spec().Frequencies)
+	}
+	f, err := NewFNO(b, s, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name() != "fno" || !slices.Equal(names(m), names(f)) {
+		t.Fatalf("FNO %q; parameters %v, FNO's %v", f.Name(), names(m), names(f))
+	}
+	for _, p := range f.Params().List() {
+		if q := m.Params().Lookup(p.Name); q == nil || !slices.Equal(q.Shape, p.Shape) {
+			t.Fatalf("%s: LogLo-FNO's shape differs from FNO's %v", p.Name, p.Shape)
+		}
+	}
+	rescale(b, m, 70)
+	if got, want := runDigest(t, b, m, 2, goldenFNOGrid[2]), goldenDefault["2D/loglofno"]; got != want {
+		t.Errorf("recorded spec rebuilt: digest %s, want %s", got, want)
+	}
+	out, err := json.Marshal(LogLoFNOSpecFor(Spec{Dim: 1, InChannels: 1, OutChannels: 1, K0: 4, ProjHidden: 8}))
+	if err != nil || !strings.Contains(string(out), `"Frequencies":"log"`) {
+		t.Errorf("a new LogLo-FNO record %s (%v) should name its frequencies", out, err)
+	}
+	if out, _ := json.Marshal(FNOSpecFor(Spec{Dim: 1, InChannels: 1, OutChannels: 1, K0: 4, ProjHidden: 8}, 4)); strings.Contains(string(out), "Frequencies") {
+		t.Errorf("an FNO record %s should read as before (no Frequencies)", out)
 	}
 }

@@ -206,7 +206,23 @@ type FNOSpec struct {
 	Blocks int
 	// ProjHidden is the hidden width of the projection 1x1 -> GELU -> 1x1.
 	ProjHidden int
+	// Frequencies chooses the frequencies every spectral convolution keeps
+	// on the last (rfft) axis of a grid: FrequenciesFirst ("", FNO's
+	// 0..K-1, omitted from the build record, so older records read as
+	// before) or FrequenciesLog (LogLo-FNO's tensor.LogModes).
+	Frequencies string `json:",omitempty"`
 }
+
+// The last-axis frequency rules of FNOSpec.Frequencies.
+const (
+	// FrequenciesFirst keeps 0..K-1, K = min(K0, N/2) (Eq. mode-cap;
+	// tensor.FirstModes): FNO, li2020fourier.
+	FrequenciesFirst = ""
+	// FrequenciesLog keeps tensor.LogModes(K0, N), the budget allocated by
+	// 1/log(1+k) across the rfft axis: LogLo-FNO (App. "Baseline
+	// Configurations").
+	FrequenciesLog = "log"
+)
 
 // Channels returns C_l = C0 * WidthMult^l for l = 0..L.
 func (s Spec) Channels() []int {
@@ -283,6 +299,8 @@ func (s FNOSpec) Validate() error {
 		return fmt.Errorf("model: fno %d input and %d output channels, want >= 1", s.InChannels, s.OutChannels)
 	case s.Width < 1 || s.K0 < 1 || s.Blocks < 1 || s.ProjHidden < 1:
 		return fmt.Errorf("model: fno width %d, k0 %d, blocks %d, projection %d, want all >= 1", s.Width, s.K0, s.Blocks, s.ProjHidden)
+	case s.Frequencies != FrequenciesFirst && s.Frequencies != FrequenciesLog:
+		return fmt.Errorf("model: fno frequencies %q, want %q (0..K-1) or %q", s.Frequencies, FrequenciesFirst, FrequenciesLog)
 	}
 	return nil
 }

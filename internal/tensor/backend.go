@@ -162,31 +162,27 @@ type Backend interface {
 	Upsample2xBackward(dx, dy *Tensor, periodic bool)
 
 	// SpectralConv is the Fourier branch's spectral convolution
-	// z = irfft(R . rfft(x)) (Sec. 3.2, App. C.4). Modes are kept per axis up
-	// to K = min(K0, floor(N/2)) (Eq. mode-cap): [0:K] on the last (rfft)
-	// axis and both [0:K] and [N-K:N] on every other axis, so there are
-	// 2^(d-1) corners. w has shape [2^(d-1), Cin, Cout, K0, ..., K0, 2]
-	// (real, imaginary last), sliced to [:K] on every mode axis at run time.
-	// Transforms are unnormalised forward and 1/prod(N) on the inverse,
-	// matching numpy/PyTorch's rfftn/irfftn; the imaginary parts of the DC
-	// and (for even N) Nyquist bins of the last axis are dropped by irfft.
-	SpectralConv(y, x, w *Tensor, k0 int)
-	SpectralConvBackward(dx, dw, dy, x, w *Tensor, k0 int)
-
-	// SpectralConvModes is SpectralConv with an explicit list of kept
-	// frequencies on the last (rfft) axis (LogLo-FNO's log allocation,
-	// LogModes): slot j of the last mode axis is frequency modes[j]
-	// instead of j. modes is strictly increasing with 0 <= f and 2f < N,
-	// and len(modes) <= k0; every other axis keeps SpectralConv's corners
-	// [0:K] and [N-K:N], K = min(k0, N/2). w is SpectralConv's
-	// [2^(d-1), Cin, Cout, K0..., 2], read at last-axis slots
-	// j < len(modes). With modes = 0..min(k0, N/2)-1 it is SpectralConv.
-	// An empty list keeps nothing (y = 0).
-	SpectralConvModes(y, x, w *Tensor, k0 int, modes []int)
-	SpectralConvModesBackward(dx, dw, dy, x, w *Tensor, k0 int, modes []int)
+	// z = irfft(R . rfft(x)) (Sec. 3.2, App. C.4), the one spectral
+	// convolution of every FNO-type layer. Every axis but the last keeps
+	// the frequencies [0:K] and [N-K:N], K = min(K0, floor(N/2)) (Eq.
+	// mode-cap), so there are 2^(d-1) corners; the last (rfft) axis keeps
+	// the frequencies listed in modes, slot j of the weight's last mode
+	// axis multiplying frequency modes[j]. modes is strictly increasing
+	// with 0 <= f and 2f < N (never the Nyquist bin) and len(modes) <= k0:
+	// FirstModes(k0, N) = 0..K-1 is FNO's and U-HNO's uniform truncation,
+	// LogModes(k0, N) LogLo-FNO's; an empty list keeps nothing (y = 0).
+	// w has shape [2^(d-1), Cin, Cout, K0, ..., K0, 2] (real, imaginary
+	// last), read at the kept indices only. Transforms are unnormalised
+	// forward and 1/prod(N) on the inverse, matching numpy/PyTorch's
+	// rfftn/irfftn; the imaginary part of the last axis' DC bin is dropped
+	// by irfft. The backward leaves dw entries outside the kept modes as
+	// they are and skips nil gradients.
+	SpectralConv(y, x, w *Tensor, k0 int, modes []int)
+	SpectralConvBackward(dx, dw, dy, x, w *Tensor, k0 int, modes []int)
 
 	// LowRankSpectralConv is the F-FNO block's spectral convolution with a
-	// rank-R complex weight per kept mode: SpectralConv whose weight at
+	// rank-R complex weight per kept mode: SpectralConv on the modes
+	// FirstModes(k0, N) whose weight at
 	// every kept mode (and corner) is the product W = U V of u [2^(d-1),
 	// Cin, R, K0..., 2] and v [2^(d-1), R, Cout, K0..., 2] (both in
 	// SpectralConv's layout), i.e.
@@ -332,11 +328,22 @@ func ModeCap(k0, n int) int {
 	return k0
 }
 
+// FirstModes returns the rfft-axis frequencies FNO and U-HNO keep on an
+// axis of n points with the mode budget k0: 0..K-1, K = min(k0, n/2)
+// (Eq. mode-cap), the list Backend.SpectralConv takes.
+func FirstModes(k0, n int) []int {
+	out := make([]int, max(ModeCap(k0, n), 0))
+	for j := range out {
+		out[j] = j
+	}
+	return out
+}
+
 // LogModes returns the rfft-axis frequencies LogLo-FNO keeps on an axis
 // of n points with the mode budget k0 (paper App. "Baseline
 // Configurations": the budget "allocated proportionally to log(1+k)^-1
 // across the rfft axis"). It keeps K = min(k0, n/2) frequencies, as many
-// as SpectralConv's uniform [0:K], chosen from the whole axis below the
+// as FirstModes' uniform [0:K], chosen from the whole axis below the
 // Nyquist bin, 0 <= f <= kmax with 2 kmax < n:
 //
 //   - f_0 = 0 (the DC bin, where the density 1/log(1+k) diverges);

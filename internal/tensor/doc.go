@@ -86,4 +86,20 @@
 // (step 1e-2, relative tolerance 1e-2: rounding and truncation stay near
 // 1e-4, a wrong formula gives O(1)); a 5% error in a weight gradient is
 // caught (checked by hand when the checker was written).
+//
+// # One spectral convolution
+//
+// There is one spectral convolution, Backend.SpectralConv(y, x, w, k0,
+// modes): every axis but the last keeps Eq. mode-cap's corners, the last
+// (rfft) axis the frequencies of modes, slot j of the weight's last mode
+// axis multiplying modes[j]. FNO, U-HNO, Conv-FNO and the angle probe pass
+// FirstModes (0..K-1), LogLo-FNO LogModes; CheckModes is the one
+// validation. The CPU plan, the CUDA kernels (a slot table; for 0..K-1 the
+// slot of f is f) and the bench counter each have one path, and
+// LowRankSpectralConv runs on it with FirstModes. The golden digests of FNO
+// and LogLo-FNO taken before the merge (TestDefaultBitIdentical in
+// internal/model) pin that it changed no bit. No fast path for 0..K-1 is
+// kept: the CPU plan is the same for both and the CUDA table read is one
+// cached int per thread (timings: docs/PERFORMANCE.md, "One spectral
+// convolution").
 package tensor

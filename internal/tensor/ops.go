@@ -341,8 +341,13 @@ func SpectralWeightShape(d, cin, cout, k0 int) []int {
 }
 
 // SpectralConv is the Fourier branch's spectral convolution with nominal
-// modes k0 and runtime cap K_eff = min(k0, N/2) per axis (Eq. mode-cap).
-func (tp *Tape) SpectralConv(x, w *Tensor, k0 int) *Tensor {
+// modes k0 (Backend.SpectralConv): every axis but the last keeps
+// K = min(k0, N/2) modes per sign (Eq. mode-cap), the last (rfft) axis the
+// frequencies modes, slot j of the weight's last mode axis multiplying
+// frequency modes[j]. FNO and U-HNO pass FirstModes(k0, N), LogLo-FNO
+// LogModes(k0, N). It panics on a weight that does not fit or a list
+// that is not increasing in [0, N/2) or is longer than k0.
+func (tp *Tape) SpectralConv(x, w *Tensor, k0 int, modes []int) *Tensor {
 	mustField("SpectralConv", x)
 	d := x.Dims()
 	want := SpectralWeightShape(d, x.Channels(), 0, k0)
@@ -353,43 +358,32 @@ func (tp *Tape) SpectralConv(x, w *Tensor, k0 int) *Tensor {
 	if !SameShape(w.Shape, want) {
 		panic(fmt.Sprintf("tensor: SpectralConv: weight %v, want %v", w.Shape, want))
 	}
-	y := tp.out(shapeWith(x.Shape, w.Shape[2]))
-	tp.B.SpectralConv(y, x, w, k0)
-	if tp.needs(x, w) {
-		tp.record(y, func() { tp.B.SpectralConvBackward(tp.g(x), tp.g(w), y.Grad, x, w, k0) })
-	}
-	return y
-}
-
-// SpectralConvModes is SpectralConv keeping the last-axis frequencies
-// modes instead of [0:K] (Backend.SpectralConvModes); the weight is
-// SpectralConv's.
-func (tp *Tape) SpectralConvModes(x, w *Tensor, k0 int, modes []int) *Tensor {
-	mustField("SpectralConvModes", x)
-	checkSpectralWeight("SpectralConvModes", x, w, k0, x.Channels(), -1)
-	n := x.Shape[len(x.Shape)-1]
-	if len(modes) > k0 {
-		panic(fmt.Sprintf("tensor: SpectralConvModes: %d modes for K0=%d", len(modes), k0))
-	}
-	for j, f := range modes {
-		if f < 0 || 2*f >= n || (j > 0 && f <= modes[j-1]) {
-			panic(fmt.Sprintf("tensor: SpectralConvModes: modes %v are not increasing in [0, %d/2)", modes, n))
-		}
+	if err := CheckModes(modes, k0, x.Shape[len(x.Shape)-1]); err != nil {
+		panic(fmt.Sprintf("tensor: SpectralConv: %v", err))
 	}
 	modes = append([]int(nil), modes...)
 	y := tp.out(shapeWith(x.Shape, w.Shape[2]))
-	tp.B.SpectralConvModes(y, x, w, k0, modes)
+	tp.B.SpectralConv(y, x, w, k0, modes)
 	if tp.needs(x, w) {
-		tp.record(y, func() { tp.B.SpectralConvModesBackward(tp.g(x), tp.g(w), y.Grad, x, w, k0, modes) })
+		tp.record(y, func() { tp.B.SpectralConvBackward(tp.g(x), tp.g(w), y.Grad, x, w, k0, modes) })
 	}
 	return y
 }
 
-// LogSpectralConv is LogLo-FNO's spectral convolution: SpectralConvModes
-// with the last-axis frequencies LogModes(k0, N) of x's grid.
-func (tp *Tape) LogSpectralConv(x, w *Tensor, k0 int) *Tensor {
-	mustField("LogSpectralConv", x)
-	return tp.SpectralConvModes(x, w, k0, LogModes(k0, x.Shape[len(x.Shape)-1]))
+// CheckModes reports whether modes is a valid last-axis frequency list
+// for Backend.SpectralConv on an axis of n points with nominal modes k0:
+// at most k0 entries, strictly increasing, each f with 0 <= f and 2f < n.
+// Every backend checks its calls with it.
+func CheckModes(modes []int, k0, n int) error {
+	if len(modes) > k0 {
+		return fmt.Errorf("%d modes for K0=%d", len(modes), k0)
+	}
+	for j, f := range modes {
+		if f < 0 || 2*f >= n || (j > 0 && f <= modes[j-1]) {
+			return fmt.Errorf("modes %v are not increasing in [0, %d/2)", modes, n)
+		}
+	}
+	return nil
 }
 
 // LowRankSpectralConv is F-FNO's spectral convolution with the rank-R

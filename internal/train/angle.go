@@ -107,7 +107,8 @@ func branchAngles(m *model.Additive, b tensor.Backend, in, tgt []float32, inShap
 	spectral, depthwise := m.SpectralWeights(), m.DepthwiseWeights()
 	angles := make([]float64, len(spectral))
 	for l := range spectral {
-		dzF := tp.SpectralConv(tr.InF[l], spectral[l].Grad, s.K0)
+		in := tr.InF[l]
+		dzF := tp.SpectralConv(in, spectral[l].Grad, s.K0, tensor.FirstModes(s.K0, in.Shape[len(in.Shape)-1]))
 		dzG := tp.DepthwiseConv(tr.InG[l], depthwise[l].Grad, nil)
 		angles[l] = angleDegrees(tensor.ToHost(b, dzF), tensor.ToHost(b, dzG))
 	}

@@ -161,7 +161,7 @@ func TestBranchAnglesMatchesReference(t *testing.T) {
 		hF, hG := h, h
 		want := make([]float64, s.Blocks)
 		for l := range s.Blocks {
-			dzF := tensor.ToHost(b, tp.SpectralConv(hF, P("fourier.L.spectral.w", l).Grad, s.K0))
+			dzF := tensor.ToHost(b, tp.SpectralConv(hF, P("fourier.L.spectral.w", l).Grad, s.K0, tensor.FirstModes(s.K0, hF.Shape[len(hF.Shape)-1])))
 			dzG := tensor.ToHost(b, tp.DepthwiseConv(hG, P("local.L.depthwise.w", l).Grad, nil))
 			var fg, ff, gg float64
 			for i := range dzF {
@@ -170,7 +170,7 @@ func TestBranchAnglesMatchesReference(t *testing.T) {
 				gg += float64(dzG[i]) * float64(dzG[i])
 			}
 			want[l] = math.Acos(fg/math.Sqrt(ff*gg)) * 180 / math.Pi
-			hF = tp.Add(tp.SpectralConv(hF, P("fourier.L.spectral.w", l), s.K0), tp.Pointwise(hF, P("fourier.L.w.w", l), P("fourier.L.w.b", l)))
+			hF = tp.Add(tp.SpectralConv(hF, P("fourier.L.spectral.w", l), s.K0, tensor.FirstModes(s.K0, hF.Shape[len(hF.Shape)-1])), tp.Pointwise(hF, P("fourier.L.w.w", l), P("fourier.L.w.b", l)))
 			hG = tp.Add(tp.DepthwiseConv(hG, P("local.L.depthwise.w", l), P("local.L.depthwise.b", l)), tp.Pointwise(hG, P("local.L.w.w", l), P("local.L.w.b", l)))
 			if l < s.Blocks-1 {
 				hF, hG = tp.GELU(hF), tp.GELU(hG)

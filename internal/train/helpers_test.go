@@ -100,7 +100,7 @@ func (m *tinyModel) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, 
 	}
 	l := m.p.list
 	h := tp.GELU(tp.Pointwise(x, l[0], l[1]))
-	zF := tp.SpectralConv(h, l[2], m.k0)
+	zF := tp.SpectralConv(h, l[2], m.k0, tensor.FirstModes(m.k0, h.Shape[len(h.Shape)-1]))
 	zG := tp.Pointwise(h, l[3], nil)
 	s := tp.Pointwise(tp.Concat(zF, zG), l[4], l[5])
 	hard, stats := tp.SPARKeep(s, tensor.DefaultSPAR)

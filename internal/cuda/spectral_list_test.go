@@ -10,7 +10,8 @@ import (
 	"uhno/internal/tensor"
 )
 
-// modesCases are SpectralConvModes calls: x [B, Cin, spatial...], Cout,
+// modesCases are SpectralConv calls with chosen lists (TestSpectralConv
+// covers FirstModes' 0..K-1): x [B, Cin, spatial...], Cout,
 // K0 and the last-axis frequency list (nil: tensor.LogModes of the grid).
 // They cover 1D to 3D, lists that skip DC, an odd last axis whose list
 // holds more slots than min(K0, N/2), the top of the axis (f = (N-1)/2),
@@ -44,13 +45,13 @@ func modesOf(shape []int, k0 int, modes []int) []int {
 	return modes
 }
 
-// TestSpectralConvModes compares SpectralConvModes and its backward with
+// TestSpectralConvList compares SpectralConv and its backward with
 // the CPU backend on random inputs, with stale outputs (the forward must
 // overwrite) and pre-filled gradients (the backward must add), each
 // gradient alone and both; tolerances as TestSpectralConv's (fractions of
 // the largest |reference|): 2e-5 for y and dx, 3e-5 for dw. A wrong slot
 // table, frequency or DC factor moves whole modes, far above them.
-func TestSpectralConvModes(t *testing.T) {
+func TestSpectralConvList(t *testing.T) {
 	ref := cpu.New(1)
 	for ci, c := range modesCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,8 +64,8 @@ func TestSpectralConvModes(t *testing.T) {
 			x := both(ref, xv, c.shape...)
 			w := rnd(ref, seed+2, ws...)
 			y := gradPair(ref, seed+3, ys...)
-			ref.SpectralConvModes(y.c, x.c, w.c, c.k0, modes)
-			gpu.SpectralConvModes(y.g, x.g, w.g, c.k0, modes)
+			ref.SpectralConv(y.c, x.c, w.c, c.k0, modes)
+			gpu.SpectralConv(y.g, x.g, w.g, c.k0, modes)
 			spectralAgree(t, "y", y, 2e-5)
 			sameOnGPU(t, "x after the forward", x.g, xv)
 
@@ -72,87 +73,47 @@ func TestSpectralConvModes(t *testing.T) {
 			dy := both(ref, dyv, ys...)
 			dx := gradPair(ref, seed+5, c.shape...)
 			dw := gradPair(ref, seed+6, ws...)
-			ref.SpectralConvModesBackward(dx.c, dw.c, dy.c, x.c, w.c, c.k0, modes)
-			gpu.SpectralConvModesBackward(dx.g, dw.g, dy.g, x.g, w.g, c.k0, modes)
+			ref.SpectralConvBackward(dx.c, dw.c, dy.c, x.c, w.c, c.k0, modes)
+			gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, c.k0, modes)
 			spectralAgree(t, "dx", dx, 2e-5)
 			spectralAgree(t, "dw", dw, 3e-5)
 			sameOnGPU(t, "dy after the backward", dy.g, dyv)
 			sameOnGPU(t, "x after the backward", x.g, xv)
 
 			dxOnly := gradPair(ref, seed+7, c.shape...)
-			ref.SpectralConvModesBackward(dxOnly.c, nil, dy.c, x.c, w.c, c.k0, modes)
-			gpu.SpectralConvModesBackward(dxOnly.g, nil, dy.g, x.g, w.g, c.k0, modes)
+			ref.SpectralConvBackward(dxOnly.c, nil, dy.c, x.c, w.c, c.k0, modes)
+			gpu.SpectralConvBackward(dxOnly.g, nil, dy.g, x.g, w.g, c.k0, modes)
 			spectralAgree(t, "dx (dw nil)", dxOnly, 2e-5)
 			dwOnly := gradPair(ref, seed+8, ws...)
-			ref.SpectralConvModesBackward(nil, dwOnly.c, dy.c, x.c, w.c, c.k0, modes)
-			gpu.SpectralConvModesBackward(nil, dwOnly.g, dy.g, x.g, w.g, c.k0, modes)
+			ref.SpectralConvBackward(nil, dwOnly.c, dy.c, x.c, w.c, c.k0, modes)
+			gpu.SpectralConvBackward(nil, dwOnly.g, dy.g, x.g, w.g, c.k0, modes)
 			spectralAgree(t, "dw (dx nil)", dwOnly, 3e-5)
-			gpu.SpectralConvModesBackward(nil, nil, dy.g, x.g, w.g, c.k0, modes) // must do nothing
+			gpu.SpectralConvBackward(nil, nil, dy.g, x.g, w.g, c.k0, modes) // must do nothing
 		})
 	}
 }
 
-// TestSpectralConvModesIsSpectralConv: with the list 0..K-1 the op is
-// SpectralConv, and on the GPU the same float operations in the same
-// order, so the bits agree with SpectralConv's kernels, forward and
-// backward.
-func TestSpectralConvModesIsSpectralConv(t *testing.T) {
-	ref := cpu.New(1)
-	for _, c := range spectralCases {
-		d := len(c.shape) - 2
-		k := tensor.ModeCap(c.k0, c.shape[len(c.shape)-1])
-		if k == 0 {
-			continue
-		}
-		t.Run(c.name, func(t *testing.T) {
-			modes := make([]int, k)
-			for j := range modes {
-				modes[j] = j
-			}
-			ys := append([]int{c.shape[0], c.cout}, c.shape[2:]...)
-			ws := tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)
-			x, w, dy := rnd(ref, 11, c.shape...), rnd(ref, 12, ws...), rnd(ref, 13, ys...)
-			var outs [2][3][]float32
-			for run := range outs {
-				y := both(ref, nil, ys...)
-				dx, dw := gradPair(ref, 14, c.shape...), gradPair(ref, 15, ws...)
-				if run == 0 {
-					gpu.SpectralConv(y.g, x.g, w.g, c.k0)
-					gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, c.k0)
-				} else {
-					gpu.SpectralConvModes(y.g, x.g, w.g, c.k0, modes)
-					gpu.SpectralConvModesBackward(dx.g, dw.g, dy.g, x.g, w.g, c.k0, modes)
-				}
-				outs[run] = [3][]float32{tensor.ToHost(gpu, y.g), tensor.ToHost(gpu, dx.g), tensor.ToHost(gpu, dw.g)}
-			}
-			for i, what := range []string{"y", "dx", "dw"} {
-				denseSame(t, "SpectralConvModes "+what+" vs SpectralConv", outs[1][i], outs[0][i])
-			}
-		})
-	}
-}
-
-// TestSpectralConvModesEmpty: an empty (or nil) list keeps nothing: y is
+// TestSpectralConvEmptyList: an empty (or nil) list keeps nothing: y is
 // overwritten with zeros and the backward adds nothing.
-func TestSpectralConvModesEmpty(t *testing.T) {
+func TestSpectralConvEmptyList(t *testing.T) {
 	ref := cpu.New(1)
 	shape, ys := []int{2, 3, 8, 10}, []int{2, 2, 8, 10}
 	ws := tensor.SpectralWeightShape(2, 3, 2, 4)
 	x, w, dy := rnd(ref, 1, shape...), rnd(ref, 2, ws...), rnd(ref, 3, ys...)
 	for _, modes := range [][]int{{}, nil} {
 		y := gradPair(ref, 4, ys...)
-		gpu.SpectralConvModes(y.g, x.g, w.g, 4, modes)
+		gpu.SpectralConv(y.g, x.g, w.g, 4, modes)
 		sameOnGPU(t, "y", y.g, make([]float32, tensor.Numel(ys)))
 		dxv, dwv := random(5, tensor.Numel(shape), 0.1), random(6, tensor.Numel(ws), 0.1)
 		dx, dw := both(ref, dxv, shape...), both(ref, dwv, ws...)
-		gpu.SpectralConvModesBackward(dx.g, dw.g, dy.g, x.g, w.g, 4, modes)
+		gpu.SpectralConvBackward(dx.g, dw.g, dy.g, x.g, w.g, 4, modes)
 		sameOnGPU(t, "dx", dx.g, dxv)
 		sameOnGPU(t, "dw", dw.g, dwv)
 	}
 }
 
-// TestSpectralConvModesBadList: the lists the CPU backend refuses panic.
-func TestSpectralConvModesBadList(t *testing.T) {
+// TestSpectralConvBadList: the lists the CPU backend refuses panic.
+func TestSpectralConvBadList(t *testing.T) {
 	ref := cpu.New(1)
 	shape, ys := []int{1, 2, 10}, []int{1, 2, 10}
 	ws := tensor.SpectralWeightShape(1, 2, 2, 3)
@@ -164,7 +125,7 @@ func TestSpectralConvModesBadList(t *testing.T) {
 					t.Errorf("modes %v: no panic", modes)
 				}
 			}()
-			gpu.SpectralConvModes(y.g, x.g, w.g, 3, modes)
+			gpu.SpectralConv(y.g, x.g, w.g, 3, modes)
 		}()
 	}
 }

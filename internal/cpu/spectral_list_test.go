@@ -10,8 +10,9 @@ import (
 	"uhno/internal/tensor/gradcheck"
 )
 
-// modesCases are SpectralConvModes calls: [batch, Cin, spatial...], Cout,
-// K0 and the last-axis frequency list (nil: LogModes of the grid).
+// modesCases are SpectralConv calls with chosen last-axis frequency
+// lists: [batch, Cin, spatial...], Cout, K0 and the list (nil: LogModes of
+// the grid). TestSpectralConvForward covers FirstModes' 0..K-1.
 var modesCases = []struct {
 	name     string
 	shape    []int
@@ -36,7 +37,7 @@ func caseModes(shape []int, k0 int, modes []int) []int {
 	return modes
 }
 
-func TestSpectralConvModesForward(t *testing.T) {
+func TestSpectralConvListForward(t *testing.T) {
 	b := cpu.New(2)
 	for ci, c := range modesCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -49,12 +50,7 @@ func TestSpectralConvModesForward(t *testing.T) {
 			defer tp.Release()
 			tp.SetGrad(false)
 			xl, wl := tp.FromHost(x, c.shape...), tp.FromHost(w, ws...)
-			got := tensor.ToHost(b, tp.SpectralConvModes(xl, wl, c.k0, modes))
-			if c.modes == nil {
-				if via := tensor.ToHost(b, tp.LogSpectralConv(xl, wl, c.k0)); !equalBits(via, got) {
-					t.Fatal("LogSpectralConv differs from SpectralConvModes with LogModes")
-				}
-			}
+			got := tensor.ToHost(b, tp.SpectralConv(xl, wl, c.k0, modes))
 			want := refSpectralConvModes(x, c.shape, w, c.cout, c.k0, modes)
 			checkClose(t, got, want)
 		})
@@ -78,42 +74,7 @@ func checkClose(t *testing.T, got []float32, want []float64) {
 	}
 }
 
-// TestSpectralConvModesIsSpectralConv: with modes 0..K-1 the op is
-// SpectralConv, bit for bit, forward and backward.
-func TestSpectralConvModesIsSpectralConv(t *testing.T) {
-	b := cpu.New(2)
-	for _, c := range []struct {
-		shape    []int
-		cout, k0 int
-	}{{[]int{2, 3, 16}, 2, 5}, {[]int{2, 2, 8, 6}, 3, 4}, {[]int{1, 2, 4, 4, 6}, 2, 2}} {
-		d := len(c.shape) - 2
-		var modes []int
-		for f := range tensor.ModeCap(c.k0, c.shape[len(c.shape)-1]) {
-			modes = append(modes, f)
-		}
-		run := func(op func(tp *tensor.Tape, x, w *tensor.Tensor) *tensor.Tensor) [3][]float32 {
-			ws := tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)
-			tp := tensor.NewTape(b)
-			defer tp.Release()
-			x := tensor.NewLeaf(b, "x", gradcheck.Random(1, tensor.Numel(c.shape)), c.shape...)
-			w := tensor.NewLeaf(b, "w", gradcheck.Random(2, tensor.Numel(ws)), ws...)
-			x.SetRequiresGrad(true)
-			w.SetRequiresGrad(true)
-			y := op(tp, x, w)
-			tp.BackwardWith(y, tp.FromHost(gradcheck.Random(3, y.Numel()), y.Shape...))
-			return [3][]float32{tensor.ToHost(b, y), tensor.ToHost(b, x.Grad), tensor.ToHost(b, w.Grad)}
-		}
-		a := run(func(tp *tensor.Tape, x, w *tensor.Tensor) *tensor.Tensor { return tp.SpectralConv(x, w, c.k0) })
-		m := run(func(tp *tensor.Tape, x, w *tensor.Tensor) *tensor.Tensor {
-			return tp.SpectralConvModes(x, w, c.k0, modes)
-		})
-		for k := range a {
-			sameBits(t, fmt.Sprintf("%v output %d", c.shape, k), a[k], m[k])
-		}
-	}
-}
-
-func TestSpectralConvModesGrad(t *testing.T) {
+func TestSpectralConvListGrad(t *testing.T) {
 	b := cpu.New(2)
 	for ci, c := range modesCases {
 		if c.shape[len(c.shape)-1] > 16 {
@@ -125,14 +86,14 @@ func TestSpectralConvModesGrad(t *testing.T) {
 			x := in("x", uint64(300+ci), c.shape...)
 			w := in("w", uint64(400+ci), tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)...)
 			gradcheck.Check(t, b, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {
-				return tp.SpectralConvModes(v[0], v[1], c.k0, modes)
+				return tp.SpectralConv(v[0], v[1], c.k0, modes)
 			}, []gradcheck.Input{x, w}, gradcheck.Options{})
 		})
 	}
 }
 
-// TestSpectralConvModesEmpty: an empty list keeps nothing.
-func TestSpectralConvModesEmpty(t *testing.T) {
+// TestSpectralConvEmptyList: an empty list keeps nothing.
+func TestSpectralConvEmptyList(t *testing.T) {
 	b := cpu.New(1)
 	tp := tensor.NewTape(b)
 	defer tp.Release()
@@ -140,7 +101,7 @@ func TestSpectralConvModesEmpty(t *testing.T) {
 	x := tensor.NewLeaf(b, "x", gradcheck.Random(1, 16), 1, 2, 8)
 	w := tensor.NewLeaf(b, "w", gradcheck.Random(2, tensor.Numel(ws)), ws...)
 	x.SetRequiresGrad(true)
-	y := tp.SpectralConvModes(x, w, 3, []int{})
+	y := tp.SpectralConv(x, w, 3, []int{})
 	tp.BackwardWith(y, tp.FromHost(gradcheck.Random(3, y.Numel()), y.Shape...))
 	for _, v := range append(tensor.ToHost(b, y), tensor.ToHost(b, x.Grad)...) {
 		if v != 0 {
@@ -264,9 +225,10 @@ func TestLowRankSpectralConvBackwardAccumulates(t *testing.T) {
 	}
 }
 
-// TestSpectralModesOpsThreadDeterminism requires bit-identical outputs and
-// gradients of both ops with 1 and 4 threads.
-func TestSpectralModesOpsThreadDeterminism(t *testing.T) {
+// TestSpectralListOpsThreadDeterminism requires bit-identical outputs and
+// gradients of SpectralConv on a chosen list and LowRankSpectralConv with
+// 1 and 4 threads.
+func TestSpectralListOpsThreadDeterminism(t *testing.T) {
 	for _, shape := range [][]int{{8, 8, 128}, {4, 8, 32, 32}, {2, 4, 8, 8, 8}} {
 		d := len(shape) - 2
 		run := func(threads int) [][]float32 {
@@ -283,7 +245,7 @@ func TestSpectralModesOpsThreadDeterminism(t *testing.T) {
 			for _, l := range []*tensor.Tensor{x, w, u, v} {
 				l.SetRequiresGrad(true)
 			}
-			y := tp.Add(tp.LogSpectralConv(x, w, k0), tp.LowRankSpectralConv(x, u, v, k0))
+			y := tp.Add(tp.SpectralConv(x, w, k0, tensor.LogModes(k0, shape[len(shape)-1])), tp.LowRankSpectralConv(x, u, v, k0))
 			tp.Backward(tp.MSE(y, tp.GELU(x)))
 			return [][]float32{tensor.ToHost(b, y), tensor.ToHost(b, x.Grad), tensor.ToHost(b, w.Grad), tensor.ToHost(b, u.Grad), tensor.ToHost(b, v.Grad)}
 		}

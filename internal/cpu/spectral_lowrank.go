@@ -2,20 +2,11 @@ package cpu
 
 import "uhno/internal/tensor"
 
-// SpectralConvModes and LowRankSpectralConv (LogLo-FNO's and F-FNO's
-// spectral convolutions) reuse SpectralConv's plumbing in spectral.go: the
-// truncated DFTs T and R, the kept-mode layout and the row-by-row channel
-// mixing.
-//
-// SpectralConvModes only changes the last-axis DFT matrices: slot j of
-// the last axis is frequency modes[j] (its columns cos, -sin of
-// 2 pi modes[j] n / N) and the irfftn factor D_j is 1/prod(N) when
-// modes[j] = 0 and 2/prod(N) otherwise (the list never holds the Nyquist
-// bin). Plans are cached per list. The derivation of SpectralConv's
-// backward holds as written, since it only uses that R is T's transpose.
-//
-// LowRankSpectralConv mixes in two stages through an R-channel spectrum,
-// per kept mode k (the weight of its corner):
+// LowRankSpectralConv (F-FNO's spectral convolution) reuses
+// SpectralConv's plumbing in spectral.go on the uniform modes
+// tensor.FirstModes: the truncated DFTs T and R, the kept-mode layout and
+// the row-by-row channel mixing. It mixes in two stages through an
+// R-channel spectrum, per kept mode k (the weight of its corner):
 //
 //	X = T x,  Zr[b,j] = sum_i X[b,i] U[i,j]   (no D)
 //	          Z[b,o]  = D sum_j Zr[b,j] V[j,o],   y = R Z.
@@ -27,67 +18,9 @@ import "uhno/internal/tensor"
 //	dU[i,j] += sum_b conj(X[b,i]) dZr[b,j]
 //	dx      += R(sum_j dZr[b,j] conj U[i,j]).
 
-// SpectralConvModes implements tensor.Backend.
-func (b *Backend) SpectralConvModes(y, x, w *tensor.Tensor, k0 int, modes []int) {
-	Y := data(y)
-	p, ws, ok := b.spectralSetupModes("SpectralConvModes", x, max(x.Channels(), w.Shape[2]), k0, nonNil(modes))
-	if !ok {
-		clear(Y)
-		return
-	}
-	defer b.spec.release(ws)
-	nb, cin, cout := x.Batch(), x.Channels(), y.Channels()
-	M := p.modes
-	xh := specGrow(&ws.xh, nb*cin*M*2)
-	b.spectralT(p, ws, xh, data(x), nb*cin)
-	zh := specGrow(&ws.zh, nb*cout*M*2)
-	b.mixRows(p, ws, cin, cout, nb, cout, cin,
-		mixArg{data: xh, su: cin * M * 2, sv: M * 2, spectrum: true},
-		mixArg{data: data(w), su: cout * p.kvol * 2, sv: p.kvol * 2},
-		mixArg{data: zh, su: cout * M * 2, sv: M * 2, spectrum: true}, false)
-	b.spectralR(p, ws, Y, zh, nb*cout, false)
-}
-
-// SpectralConvModesBackward implements tensor.Backend (SpectralConv's
-// backward on the listed modes).
-func (b *Backend) SpectralConvModesBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int, modes []int) {
-	if dx == nil && dw == nil {
-		return
-	}
-	p, ws, ok := b.spectralSetupModes("SpectralConvModesBackward", x, max(x.Channels(), w.Shape[2]), k0, nonNil(modes))
-	if !ok {
-		return
-	}
-	defer b.spec.release(ws)
-	nb, cin, cout := x.Batch(), x.Channels(), dy.Channels()
-	M := p.modes
-	gh := specGrow(&ws.gh, nb*cout*M*2)
-	b.spectralT(p, ws, gh, data(dy), nb*cout)
-	if dx != nil {
-		zh := specGrow(&ws.zh, nb*cin*M*2)
-		b.mixRows(p, ws, cin, cout, nb, cin, cout,
-			mixArg{data: gh, su: cout * M * 2, sv: M * 2, spectrum: true},
-			mixArg{data: data(w), su: p.kvol * 2, sv: cout * p.kvol * 2, conj: true},
-			mixArg{data: zh, su: cin * M * 2, sv: M * 2, spectrum: true}, false)
-		b.spectralR(p, ws, data(dx), zh, nb*cin, true)
-	}
-	if dw != nil {
-		xh := specGrow(&ws.xh, nb*cin*M*2)
-		b.spectralT(p, ws, xh, data(x), nb*cin)
-		b.mixRows(p, ws, cin, cout, cin, cout, nb,
-			mixArg{data: xh, su: M * 2, sv: cin * M * 2, spectrum: true, conj: true},
-			mixArg{data: gh, su: cout * M * 2, sv: M * 2, spectrum: true},
-			mixArg{data: data(dw), su: cout * p.kvol * 2, sv: p.kvol * 2}, true)
-	}
-}
-
-// nonNil makes an empty list non-nil, so that it means "no modes" rather
-// than SpectralConv's [0:K].
-func nonNil(modes []int) []int {
-	if modes == nil {
-		return []int{}
-	}
-	return modes
+// lastFirstModes is tensor.FirstModes on x's last axis.
+func lastFirstModes(x *tensor.Tensor, k0 int) []int {
+	return tensor.FirstModes(k0, x.Shape[len(x.Shape)-1])
 }
 
 // lowRankMixU is the first stage, zr[b,j] = sum_i xh[b,i] U[i,j] (no D),
@@ -105,7 +38,7 @@ func (b *Backend) lowRankMixU(p *spectralPlan, ws *spectralWork, zr, xh, u []flo
 func (b *Backend) LowRankSpectralConv(y, x, u, v *tensor.Tensor, k0 int) {
 	Y := data(y)
 	nb, cin, r, cout := x.Batch(), x.Channels(), u.Shape[2], y.Channels()
-	p, ws, ok := b.spectralSetupModes("LowRankSpectralConv", x, max(cin, cout), k0, nil)
+	p, ws, ok := b.spectralSetup("LowRankSpectralConv", x, max(cin, cout), k0, lastFirstModes(x, k0))
 	if !ok {
 		clear(Y)
 		return
@@ -131,7 +64,7 @@ func (b *Backend) LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v *tensor.Te
 		return
 	}
 	nb, cin, r, cout := x.Batch(), x.Channels(), u.Shape[2], dy.Channels()
-	p, ws, ok := b.spectralSetupModes("LowRankSpectralConvBackward", x, max(cin, cout), k0, nil)
+	p, ws, ok := b.spectralSetup("LowRankSpectralConvBackward", x, max(cin, cout), k0, lastFirstModes(x, k0))
 	if !ok {
 		return
 	}
