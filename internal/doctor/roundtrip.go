@@ -1,6 +1,6 @@
 //go:build cuda || cudaemu
 
-package main
+package doctor
 
 import (
 	"fmt"
@@ -11,11 +11,11 @@ import (
 // roundTripN is the length of doctor's trivial kernel round trip.
 const roundTripN = 1000
 
-// gpuRoundTrip is doctor's proof that the backend computes: it uploads
+// roundTrip is doctor's proof that the backend computes: it uploads
 // x, launches one elementwise kernel (y = x + x), downloads y and checks
 // every element. A launch error panics in the backend (a programming
 // error elsewhere); here it is turned into the error doctor reports.
-func gpuRoundTrip(b tensor.Backend) (err error) {
+func roundTrip(b tensor.Backend) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("kernel round trip: %v", r)
