@@ -17,7 +17,7 @@ func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 	cs := b.getScratch()
 	defer b.putScratch(cs)
 	wa := cs.floats(rsSlotWA, convPackedLen(cout, cin, convMR))
-	convPackA(wa, W, cout, cin, cin, 1)
+	b.packA(wa, W, cout, cin, cin, 1)
 	tiles := (sp + pointwiseTile - 1) / pointwiseTile
 	b.parallel(x.Batch()*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/16), func(lo, hi int) {
 		s := b.getScratch()
@@ -44,7 +44,7 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	if dx != nil {
 		DX := data(dx)
 		wt := cs.floats(rsSlotWT, convPackedLen(cin, cout, convMR))
-		convPackA(wt, W, cin, cout, 1, cin) // A[i, o] = W[o, i]
+		b.packA(wt, W, cin, cout, 1, cin) // A[i, o] = W[o, i]
 		tiles := (sp + pointwiseTile - 1) / pointwiseTile
 		b.parallel(nb*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/16), func(lo, hi int) {
 			s := b.getScratch()
