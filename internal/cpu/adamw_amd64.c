@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "adamw_amd64.h"
+#include "level_amd64.h"
 
 typedef double vd __attribute__((vector_size(64)));            // 8 doubles
 typedef float vf __attribute__((vector_size(32), aligned(4))); // 8 floats, float-aligned
@@ -97,23 +98,10 @@ static void adamw_default(float *p, const float *g, float *m, float *v, long n, 
 	adamw_body(p, g, m, v, n, k, sqrt_sse2);
 }
 
-// adamw_level is the widest level the CPU supports, as conv_level in
-// gemm_amd64.c: 2 AVX-512, 1 AVX2+FMA, 0 SSE2.
-static int adamw_level(void) {
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-	    __builtin_cpu_supports("avx512cd"))
-		return 2;
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-		return 1;
-	return 0;
-}
-
 int uhno_adamw_level(int level, float *p, const float *g, float *m, float *v, long n, const struct uhno_adamw_consts *k) {
 	if (level < 0)
-		level = adamw_level();
-	else if (level > adamw_level())
+		level = uhno_cpu_level();
+	else if (level > uhno_cpu_level())
 		return -1;
 	switch (level) {
 	case 2:
