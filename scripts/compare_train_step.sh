@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side CPU comparison of one training step (forward, loss,
 # backward, AdamW) of uhno and the PyTorch yardstick, in one run on the
-# same machine (docs/PERFORMANCE.md). With --openblas, torch uses OpenBLAS
+# same machine (docs/PERFORMANCE.md): Burgers (the main job and the 0.62M
+# budget) and NS-2D 64x64 at the 0.62M budget. With --openblas, torch uses OpenBLAS
 # instead of Debian's reference BLAS (the fairer comparison).
 #
 #   bash scripts/compare_train_step.sh [--openblas]

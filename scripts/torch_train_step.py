@@ -1,7 +1,10 @@
 """Time one training step of the PyTorch yardstick (forward, the loss of
 Eq. loss, backward, AdamW) at the configurations of uhno's
 BenchmarkTrainStep (internal/train/bench_test.go), for
-scripts/compare_train_step.sh. Burgers: batch 32, N = 128, K0 = 24, L = 3.
+scripts/compare_train_step.sh. Burgers: batch 32, N = 128, K0 = 24, L = 3;
+NS-2D: batch 16, 64x64, 10 frames in, K0 = 12, L = 3, at the 0.62M budget
+(U-HNO C0 = 3 with 3 sigma groups, as uhno's UHNOForBudget picks; FNO
+width 16).
 Prints one JSON line per configuration with min and median milliseconds.
 """
 import argparse
@@ -25,12 +28,20 @@ def main():
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    lam_h1, lam_cbc = U.loss_weights("burgers", "full")
-    x, y = torch.randn(32, 1, 128), torch.randn(32, 1, 128)
-    cases = (("burgers/uhno-C0=32", lambda: U.build_model("burgers", "full", 1, 1, C0=32, groups=4)),
-             ("burgers/uhno-C0=10", lambda: U.build_model("burgers", "full", 1, 1, C0=10, groups=2)),
-             ("burgers/fno-width=58", lambda: U.FNO(1, 1, 1, 58, 24)))
-    for name, build in cases:
+    # (name, task, dim, input, target, build): names as BenchmarkTrainStep's.
+    cases = (("burgers/uhno-C0=32", "burgers", 1, (32, 1, 128), (32, 1, 128),
+              lambda: U.build_model("burgers", "full", 1, 1, C0=32, groups=4)),
+             ("burgers/uhno-C0=10", "burgers", 1, (32, 1, 128), (32, 1, 128),
+              lambda: U.build_model("burgers", "full", 1, 1, C0=10, groups=2)),
+             ("burgers/fno-width=58", "burgers", 1, (32, 1, 128), (32, 1, 128),
+              lambda: U.FNO(1, 1, 1, 58, 24)),
+             ("ns2d/uhno-C0=3", "ns2d", 2, (16, 10, 64, 64), (16, 1, 64, 64),
+              lambda: U.build_model("ns2d", "full", 10, 1, C0=3, groups=3)),
+             ("ns2d/fno-width=16", "ns2d", 2, (16, 10, 64, 64), (16, 1, 64, 64),
+              lambda: U.FNO(2, 10, 1, 16, 12)))
+    for name, task, dim, xs, ys, build in cases:
+        lam_h1, lam_cbc = U.loss_weights(task, "full")
+        x, y = torch.randn(*xs), torch.randn(*ys)
         model = build()
         is_uhno = isinstance(model, U.UHNO)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1e-4)
@@ -39,7 +50,7 @@ def main():
             opt.zero_grad(set_to_none=True)
             pred, aux = model(x)
             if is_uhno:
-                loss, _ = U.uhno_loss(pred, y, aux, 1, lam_h1, lam_cbc)
+                loss, _ = U.uhno_loss(pred, y, aux, dim, lam_h1, lam_cbc)
             else:
                 loss = torch.nn.functional.mse_loss(pred, y)
             loss.backward()

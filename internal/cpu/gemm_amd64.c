@@ -2,6 +2,7 @@
 
 #include "gemm_amd64.h"
 #include "ftz_amd64.h"
+#include "level_amd64.h"
 
 #define MR 6  // = convMR in gemm.go
 #define NR 16 // = convNR in gemm.go
@@ -127,21 +128,8 @@ static void gemm8_default(float *c, long ldc, long m, long n, const float *ap, c
 	gemm8(c, ldc, m, n, ap, bp, l, add, bias);
 }
 
-// conv_level is the widest kernel the CPU (and OS) supports: 2 for
-// AVX-512, 1 for AVX2+FMA, 0 otherwise.
-static int conv_level(void) {
-	__builtin_cpu_init(); // idempotent; needed if called before libgcc's constructor
-	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-	    __builtin_cpu_supports("avx512cd"))
-		return 2;
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-		return 1;
-	return 0;
-}
-
 int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add, const float *bias) {
-	if (level < 0 || level > conv_level())
+	if (level < 0 || level > uhno_cpu_level())
 		return -1;
 	unsigned mxcsr = uhno_ftz_enter();
 	switch (level) {
@@ -159,7 +147,7 @@ int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const fl
 }
 
 void uhno_conv_gemm(float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add, const float *bias) {
-	uhno_conv_gemm_level(conv_level(), c, ldc, m, n, ap, bp, l, add, bias);
+	uhno_conv_gemm_level(uhno_cpu_level(), c, ldc, m, n, ap, bp, l, add, bias);
 }
 
 // uhno_pack_b is convPackB (gemm.go): B (l x n, row k at src + k*ks) into

@@ -17,7 +17,7 @@ func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 	cs := b.getScratch()
 	defer b.putScratch(cs)
 	wa := cs.floats(rsSlotWA, convPackedLen(cout, cin, convMR))
-	convPackA(wa, W, cout, cin, cin, 1)
+	b.packA(wa, W, cout, cin, cin, 1)
 	tiles := (sp + pointwiseTile - 1) / pointwiseTile
 	b.parallel(x.Batch()*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/16), func(lo, hi int) {
 		s := b.getScratch()
@@ -34,8 +34,8 @@ func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 
 // PointwiseBackward implements tensor.Backend:
 // dX_b += W^T dY_b, dW += sum_b dY_b X_b^T, dbias[o] += sum_{b,s} dY[b,o,s].
-// The weight gradient is computed per sample and the samples are summed in
-// order, so the result does not depend on the thread count.
+// The weight gradient adds the samples' products to dW in sample order
+// (pointwiseWeightGrad), so the result does not depend on the thread count.
 func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	DY, X, W := data(dy), data(x), data(w)
 	cin, cout, sp, nb := x.Channels(), dy.Channels(), x.SpatialSize(), x.Batch()
@@ -44,7 +44,7 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	if dx != nil {
 		DX := data(dx)
 		wt := cs.floats(rsSlotWT, convPackedLen(cin, cout, convMR))
-		convPackA(wt, W, cin, cout, 1, cin) // A[i, o] = W[o, i]
+		b.packA(wt, W, cin, cout, 1, cin) // A[i, o] = W[o, i]
 		tiles := (sp + pointwiseTile - 1) / pointwiseTile
 		b.parallel(nb*tiles, grainFor(cin*cout*min(sp, pointwiseTile)/16), func(lo, hi int) {
 			s := b.getScratch()
@@ -59,22 +59,7 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 		})
 	}
 	if dw != nil {
-		DW := data(dw)
-		parts := cs.floats(rsSlotDW, nb*cout*cin)
-		b.parallel(nb, 1, func(lo, hi int) {
-			s := b.getScratch()
-			defer b.putScratch(s)
-			for bi := lo; bi < hi; bi++ {
-				dya := s.floats(rsSlotDYA, convPackedLen(cout, sp, convMR))
-				b.packA(dya, DY[bi*cout*sp:], cout, sp, sp, 1)
-				xt := s.floats(rsSlotDYB, convPackedLen(cin, sp, convNR))
-				b.packBTransposed(xt, X[bi*cin*sp:], sp, cin, sp)
-				b.convGemm(parts[bi*cout*cin:], cin, cout, cin, dya, xt, sp, false)
-			}
-		})
-		for bi := 0; bi < nb; bi++ {
-			axpy(DW[:cout*cin], parts[bi*cout*cin:][:cout*cin], 1)
-		}
+		b.pointwiseWeightGrad(data(dw), DY, X, cout, cin, sp, nb)
 	}
 	if dbias != nil {
 		DB := data(dbias)
@@ -105,6 +90,97 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 				DB[o] += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
 			}
 		})
+	}
+}
+
+// pointwiseWeightGrad computes dW += sum_b dY_b X_b^T, adding the samples'
+// products to dW in sample order, each product summed over the spatial
+// axis from zero: two schedules give the same bits (every entry sees the
+// same operations) and the cheaper one runs.
+//
+// In place (pointwiseWeightGradInPlace) there are no partial buffers and no
+// summing pass, but every block of dW packs the whole of the operand it
+// does not split; with partial buffers (pointwiseWeightGradParts) the
+// samples run in parallel and their products are summed after. Per sample
+// the in-place schedule repacks (blocks-1) min(Cout, Cin) S values and the
+// partial buffers cost Cout Cin values written, read and summed on one
+// thread: the first wins at the coarse levels (many channels, few points),
+// the second at the fine ones.
+func (b *Backend) pointwiseWeightGrad(DW, DY, X []float32, cout, cin, sp, nb int) {
+	blocks, _, _, _ := pointwiseSplit(cout, cin, b.threads)
+	if blocks == 1 || cout*cin*blocks >= (blocks-1)*min(cout, cin)*sp {
+		b.pointwiseWeightGradInPlace(DW, DY, X, cout, cin, sp, nb)
+		return
+	}
+	b.pointwiseWeightGradParts(DW, DY, X, cout, cin, sp, nb)
+}
+
+// pointwiseSplit splits dW for pointwiseWeightGradInPlace: along its rows
+// (in units of convMR) when Cout >= Cin, else along its columns (units of
+// convNR), into at most threads blocks.
+func pointwiseSplit(cout, cin, threads int) (blocks, units, unit int, byRows bool) {
+	byRows = cout >= cin
+	unit, size := convMR, cout
+	if !byRows {
+		unit, size = convNR, cin
+	}
+	units = (size + unit - 1) / unit
+	return max(1, min(threads, units)), units, unit, byRows
+}
+
+// pointwiseWeightGradInPlace computes dW += dY_b X_b^T for b = 0, 1, ...,
+// nb-1 in that order with the GEMM adding each product to dW as it stores
+// it (beta = 1). The work is split over blocks of dW, each running all
+// samples in order, so every entry's arithmetic is the same for any split
+// and thread count. Splitting dW's rows repacks X_b (Cin x S) in every
+// block, splitting its columns repacks dY_b (Cout x S), so the split is
+// along the larger dimension.
+func (b *Backend) pointwiseWeightGradInPlace(DW, DY, X []float32, cout, cin, sp, nb int) {
+	blocks, units, unit, byRows := pointwiseSplit(cout, cin, b.threads)
+	b.parallel(blocks, 1, func(lo, hi int) {
+		s := b.getScratch()
+		defer b.putScratch(s)
+		for blk := lo; blk < hi; blk++ {
+			// Block blk covers units [u0, u1) of the split dimension.
+			u0, u1 := blk*units/blocks, (blk+1)*units/blocks
+			r0, r1, c0, c1 := 0, cout, 0, cin
+			if byRows {
+				r0, r1 = u0*unit, min(u1*unit, cout)
+			} else {
+				c0, c1 = u0*unit, min(u1*unit, cin)
+			}
+			m, n := r1-r0, c1-c0
+			dya := s.floats(rsSlotDYA, convPackedLen(m, sp, convMR))
+			xt := s.floats(rsSlotDYB, convPackedLen(n, sp, convNR))
+			for bi := 0; bi < nb; bi++ {
+				b.packA(dya, DY[(bi*cout+r0)*sp:], m, sp, sp, 1)
+				b.packBTransposed(xt, X[(bi*cin+c0)*sp:], sp, n, sp)
+				b.convGemm(DW[r0*cin+c0:], cin, m, n, dya, xt, sp, true)
+			}
+		}
+	})
+}
+
+// pointwiseWeightGradParts computes each sample's dY_b X_b^T into a partial
+// buffer of its own, the samples in parallel, then adds the partials to dW
+// in sample order.
+func (b *Backend) pointwiseWeightGradParts(DW, DY, X []float32, cout, cin, sp, nb int) {
+	cs := b.getScratch()
+	defer b.putScratch(cs)
+	parts := cs.floats(rsSlotDW, nb*cout*cin)
+	b.parallel(nb, 1, func(lo, hi int) {
+		s := b.getScratch()
+		defer b.putScratch(s)
+		for bi := lo; bi < hi; bi++ {
+			dya := s.floats(rsSlotDYA, convPackedLen(cout, sp, convMR))
+			b.packA(dya, DY[bi*cout*sp:], cout, sp, sp, 1)
+			xt := s.floats(rsSlotDYB, convPackedLen(cin, sp, convNR))
+			b.packBTransposed(xt, X[bi*cin*sp:], sp, cin, sp)
+			b.convGemm(parts[bi*cout*cin:], cin, cout, cin, dya, xt, sp, false)
+		}
+	})
+	for bi := 0; bi < nb; bi++ {
+		axpy(DW[:cout*cin], parts[bi*cout*cin:][:cout*cin], 1)
 	}
 }
 

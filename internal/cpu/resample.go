@@ -246,7 +246,7 @@ func (b *Backend) conv(y, x, w, bias *tensor.Tensor) {
 	defer b.putScratch(cs)
 	tab := g.axisTables(cs)
 	wa := cs.floats(rsSlotWA, convPackedLen(g.cout, g.k, convMR))
-	convPackA(wa, W, g.cout, g.k, g.k, 1) // A[o, k] = w[o, k]
+	b.packA(wa, W, g.cout, g.k, g.k, 1) // A[o, k] = w[o, k]
 	b.parallel(x.Batch()*g.tiles, 1, func(lo, hi int) {
 		s := b.getScratch()
 		defer b.putScratch(s)
@@ -298,7 +298,7 @@ func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	var wt, parts []float32
 	if dx != nil {
 		wt = cs.floats(rsSlotWT, convPackedLen(g.k, g.cout, convMR))
-		convPackA(wt, W, g.k, g.cout, 1, g.k) // A[k, o] = w[o, k]
+		b.packA(wt, W, g.k, g.cout, 1, g.k) // A[k, o] = w[o, k]
 	}
 	if dw != nil {
 		parts = cs.floats(rsSlotDW, nb*g.cout*g.k)
@@ -319,7 +319,7 @@ func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 					patchT := s.floats(rsSlotPatch, convPackedLen(g.k, n, convNR))
 					g.im2colT(patchT, xb, offs, n)
 					dya := s.floats(rsSlotDYA, convPackedLen(g.cout, n, convMR))
-					convPackA(dya, dyt, g.cout, n, g.p, 1)
+					b.packA(dya, dyt, g.cout, n, g.p, 1)
 					part := parts[bi*g.cout*g.k:][:g.cout*g.k]
 					b.convGemm(part, g.k, g.cout, g.k, dya, patchT, n, ti > 0)
 				}

@@ -165,7 +165,7 @@ func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic
 	a := cs.floats(rsSlotDP, g.cout*g.k)
 	g.stencilA(a, K)
 	wa := cs.floats(rsSlotWA, convPackedLen(g.cout, g.k, convMR))
-	convPackA(wa, a, g.cout, g.k, g.k, 1)
+	b.packA(wa, a, g.cout, g.k, g.k, 1)
 	b.parallel(x.Batch()*g.tiles, 1, func(lo, hi int) {
 		s := b.getScratch()
 		defer b.putScratch(s)
@@ -209,7 +209,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 		a := cs.floats(rsSlotDYA, g.cout*g.k)
 		g.stencilA(a, K)
 		wt = cs.floats(rsSlotWT, convPackedLen(g.k, g.cout, convMR))
-		convPackA(wt, a, g.k, g.cout, 1, g.k) // A^T[k, o] = A[o, k]
+		b.packA(wt, a, g.k, g.cout, 1, g.k) // A^T[k, o] = A[o, k]
 	}
 	if dk != nil {
 		parts = cs.floats(rsSlotDW, nb*g.cout*g.k)
@@ -238,7 +238,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 					patchT := s.floats(rsSlotPatch, convPackedLen(g.k, n, convNR))
 					g.im2colT(patchT, xb, offs, n)
 					dya := s.floats(rsSlotDYA, convPackedLen(g.cout, n, convMR))
-					convPackA(dya, dys, g.cout, n, n, 1)
+					b.packA(dya, dys, g.cout, n, n, 1)
 					part := parts[bi*g.cout*g.k:][:g.cout*g.k]
 					b.convGemm(part, g.k, g.cout, g.k, dya, patchT, n, ti > 0)
 				}

@@ -21,60 +21,73 @@ import (
 //   - burgers/uhno-C0=32: the paper's text (6.70M parameters)
 //   - burgers/uhno-C0=10: the paper's stated budget (--params 0.62M)
 //   - burgers/fno-width=58: FNO matched to that budget
+//   - ns2d/uhno-C0=3, ns2d/fno-width=16: the same budget on NS-2D at 64x64
+//     (10 frames in, batch 16), the shape that dominates the paper's grid
 func BenchmarkTrainStep(b *testing.B) {
-	c := benchConfig(b, "burgers")
-	full, err := model.SpecFromConfig(c, 1, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	budget, err := model.UHNOForBudget(full, 620000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	fno, err := model.FNOForBudget(model.FNOSpecFor(budget, 0), model.CountUHNO(budget))
-	if err != nil {
-		b.Fatal(err)
-	}
 	be := cpu.New(0)
-	cases := []struct {
-		name  string
-		build func() (model.Model, error)
-	}{
-		{fmt.Sprintf("burgers/uhno-C0=%d", full.C0), func() (model.Model, error) { return model.NewUHNO(be, full, 1) }},
-		{fmt.Sprintf("burgers/uhno-C0=%d", budget.C0), func() (model.Model, error) { return model.NewUHNO(be, budget, 1) }},
-		{fmt.Sprintf("burgers/fno-width=%d", fno.Width), func() (model.Model, error) { return model.NewFNO(be, fno, 1) }},
-	}
-	lc := LossConfigFor(c)
-	shape := []int{c.Optim.Batch, 1, c.PDE.Grid[0]}
-	r := rand.New(rand.NewPCG(1, 2))
-	in, tgt := make([]float32, tensor.Numel(shape)), make([]float32, tensor.Numel(shape))
-	for i := range in {
-		in[i], tgt[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
-	}
-	for _, cs := range cases {
-		m, err := cs.build()
+	for _, task := range []string{"burgers", "ns2d"} {
+		c := benchConfig(b, task)
+		in := c.Data.History * len(c.Data.Inputs)
+		out := len(c.Data.Outputs)
+		full, err := model.SpecFromConfig(c, in, out)
 		if err != nil {
 			b.Fatal(err)
 		}
-		ps := m.Params()
-		pdata, pgrad, n := ps.Flat()
-		mom, vel := be.Alloc(n), be.Alloc(n)
-		b.Run(cs.name, func(b *testing.B) {
-			tp := tensor.NewTape(be)
-			step := 0
-			for b.Loop() {
-				step++
-				tp.Reset()
-				x := tp.FromHost(in, shape...)
-				y := tp.FromHost(tgt, shape...)
-				pred, aux := m.Forward(tp, x)
-				terms := lc.Loss(tp, pred, y, Aux{ZF: aux.ZF, ZG: aux.ZG, Stats: aux.Stats})
-				tp.Backward(terms.Total)
-				be.AdamW(pdata, pgrad, mom, vel, n, tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4, Step: step})
-				ps.ZeroGrad()
+		budget, err := model.UHNOForBudget(full, 620000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fno, err := model.FNOForBudget(model.FNOSpecFor(budget, 0), model.CountUHNO(budget))
+		if err != nil {
+			b.Fatal(err)
+		}
+		type benchCase struct {
+			name  string
+			build func() (model.Model, error)
+		}
+		var cases []benchCase
+		if task == "burgers" { // the main job's model; at 64x64 it would take minutes a step
+			cases = append(cases, benchCase{fmt.Sprintf("%s/uhno-C0=%d", task, full.C0), func() (model.Model, error) { return model.NewUHNO(be, full, 1) }})
+		}
+		cases = append(cases,
+			benchCase{fmt.Sprintf("%s/uhno-C0=%d", task, budget.C0), func() (model.Model, error) { return model.NewUHNO(be, budget, 1) }},
+			benchCase{fmt.Sprintf("%s/fno-width=%d", task, fno.Width), func() (model.Model, error) { return model.NewFNO(be, fno, 1) }})
+		lc := LossConfigFor(c)
+		inShape := append([]int{c.Optim.Batch, in}, c.PDE.Grid...)
+		tgtShape := append([]int{c.Optim.Batch, out}, c.PDE.Grid...)
+		r := rand.New(rand.NewPCG(1, 2))
+		x0, y0 := make([]float32, tensor.Numel(inShape)), make([]float32, tensor.Numel(tgtShape))
+		for i := range x0 {
+			x0[i] = float32(r.NormFloat64())
+		}
+		for i := range y0 {
+			y0[i] = float32(r.NormFloat64())
+		}
+		for _, cs := range cases {
+			m, err := cs.build()
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(ps.Count()), "params")
-		})
+			ps := m.Params()
+			pdata, pgrad, n := ps.Flat()
+			mom, vel := be.Alloc(n), be.Alloc(n)
+			b.Run(cs.name, func(b *testing.B) {
+				tp := tensor.NewTape(be)
+				step := 0
+				for b.Loop() {
+					step++
+					tp.Reset()
+					x := tp.FromHost(x0, inShape...)
+					y := tp.FromHost(y0, tgtShape...)
+					pred, aux := m.Forward(tp, x)
+					terms := lc.Loss(tp, pred, y, Aux{ZF: aux.ZF, ZG: aux.ZG, Stats: aux.Stats})
+					tp.Backward(terms.Total)
+					be.AdamW(pdata, pgrad, mom, vel, n, tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4, Step: step})
+					ps.ZeroGrad()
+				}
+				b.ReportMetric(float64(ps.Count()), "params")
+			})
+		}
 	}
 }
 
