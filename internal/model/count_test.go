@@ -82,14 +82,6 @@ func TestCountsMatchAllocation(t *testing.T) {
 				t.Errorf("%dD %s: allocated %d, CountUHNO %d", dim, mode, got, want)
 			}
 		}
-		f := FNOSpec{Dim: dim, InChannels: 3, OutChannels: 2, Width: 5, K0: 3, Blocks: 4, ProjHidden: 7}
-		m, err := NewFNO(b, f, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Params().Count() != CountFNO(f) {
-			t.Errorf("%dD FNO: allocated %d, CountFNO %d", dim, m.Params().Count(), CountFNO(f))
-		}
 	}
 }
 

@@ -220,24 +220,3 @@ func TestGradNoSPAR(t *testing.T) {
 		})
 	}
 }
-
-// TestGradFNO checks the FNO baseline against finite differences for
-// every parameter and the input.
-func TestGradFNO(t *testing.T) {
-	for dim := 1; dim <= 3; dim++ {
-		b := newBackend()
-		s := FNOSpec{Dim: dim, InChannels: 2, OutChannels: 1, Width: 4, K0: 3, Blocks: 4, ProjHidden: 8}
-		m, err := NewFNO(b, s, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rescale(b, m, 40)
-		xShape := append([]int{2, 2}, tinyGrid(dim)...)
-		names := names(m)
-		gradcheck.Check(t, b, func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
-			bind(b, tp, m, names, in[1:])
-			y, _ := m.Forward(tp, in[0])
-			return y
-		}, checkInputs(b, m, gradcheck.Random(8, tensor.Numel(xShape)), xShape, names), gradcheck.Options{MaxProbe: 4, Seed: 9, RelTol: checkTol})
-	}
-}

@@ -67,3 +67,66 @@ func sameBits(a, b []float32) bool {
 	}
 	return true
 }
+
+// budgetTasks are the tasks the budget tests cover at 0.62M: one of each
+// kind (1D K0 = 16 and 32, 2D with a 10-frame history, 2D single map).
+var budgetTasks = []struct {
+	task string
+	in   int
+}{{"burgers", 1}, {"ks", 1}, {"ns2d", 10}, {"darcy", 1}}
+
+// ipow is b^e for small non-negative e.
+func ipow(b, e int) int {
+	r := 1
+	for range e {
+		r *= b
+	}
+	return r
+}
+
+// conv3Count is a kernel-3 convolution with bias in d dimensions.
+func conv3Count(d, cin, cout int) int { return cout*cin*ipow(3, d) + cout }
+
+// fixedReLU runs forward once at the base point recording every ReLU's
+// pattern x > 0 in call order, then replaces relu, until the returned
+// restore is called, by x * mask with the recorded masks: the same value
+// at the base point and the same derivative, but no kink for the finite
+// differences to cross (at the rescaled point of the checks about one
+// pre-activation in ten lies within a probe's step of 0, which gives
+// 10-50% errors with ReLU itself). ReLU's own backward is checked
+// against finite differences in internal/cpu (TestReLU).
+func fixedReLU(b tensor.Backend, forward func(tp *tensor.Tape)) (restore func()) {
+	var masks [][]float32
+	orig := relu
+	relu = func(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+		m := host(b, x)
+		for i, v := range m {
+			if v > 0 {
+				m[i] = 1
+			} else {
+				m[i] = 0
+			}
+		}
+		masks = append(masks, m)
+		return tp.ReLU(x)
+	}
+	tp := tensor.NewTape(b)
+	tp.SetGrad(false)
+	forward(tp)
+	call := 0
+	relu = func(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+		m := masks[call%len(masks)]
+		call++
+		return tp.Mul(x, tp.FromHost(m, x.Shape...))
+	}
+	return func() { relu = orig }
+}
+
+// twice is grid g refined by 2 on every axis.
+func twice(g []int) []int {
+	out := make([]int, len(g))
+	for i, n := range g {
+		out[i] = 2 * n
+	}
+	return out
+}
