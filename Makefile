@@ -45,9 +45,10 @@ test: emu-generate
 # RACE_PKGS are the packages whose code runs goroutines or is driven by
 # them: the CPU backend's parallel loops, datagen's workers, the input
 # pipeline and HDF5 access, evaluation's parallel metrics, training with its
-# progress reporting, and the commands. internal/data/pde (serial solvers,
+# progress reporting, the experiments (internal/experiment: the logic the
+# commands run) and the commands. internal/data/pde (serial solvers,
 # 3 minutes under -race) is left out.
-RACE_PKGS := ./internal/cpu/ ./internal/datagen/ ./internal/data/ ./internal/data/h5/ ./internal/eval/... ./internal/train/ ./cmd/uhno/
+RACE_PKGS := ./internal/cpu/ ./internal/datagen/ ./internal/data/ ./internal/data/h5/ ./internal/eval/... ./internal/train/ ./internal/experiment/ ./cmd/uhno/
 
 ## fuzz: every fuzz target of the readers of outside input, FUZZTIME
 ## seconds each (default 20; make test runs it; scripts/fuzz.sh)

@@ -153,6 +153,50 @@ func TestRunEndToEnd(t *testing.T) {
 // TestCellsThenFinish: --cell K for every K, then --finish, gives the
 // outputs of one plain run; --finish before the cells refuses; a
 // directory of other settings is refused naming the first difference.
+// sameOutputs checks that two output trees of the same grid hold the same
+// evaluations (bit for bit), results.md files and report tables.
+func sameOutputs(t *testing.T, one, other string) {
+	t.Helper()
+	for _, task := range []string{"burgers", "darcy"} {
+		read := func(root string) eval.Results {
+			var r eval.Results
+			raw, err := os.ReadFile(filepath.Join(root, task, "eval", eval.ResultsFile))
+			if err != nil || json.Unmarshal(raw, &r) != nil {
+				t.Fatalf("%s: %v", root, err)
+			}
+			return r
+		}
+		a, b := read(one), read(other)
+		if len(a.Models) != 2 || len(b.Models) != 2 {
+			t.Fatalf("%s: %d and %d models", task, len(a.Models), len(b.Models))
+		}
+		for i := range a.Models {
+			if !reflect.DeepEqual(a.Models[i].Eval, b.Models[i].Eval) || a.Models[i].Step != b.Models[i].Step {
+				t.Errorf("%s model %d: the other' evaluation differs from the plain run's", task, i)
+			}
+		}
+		mdA, _ := os.ReadFile(filepath.Join(one, task, "eval", "results.md"))
+		mdB, _ := os.ReadFile(filepath.Join(other, task, "eval", "results.md"))
+		if len(mdA) == 0 || string(mdA) != string(mdB) {
+			t.Errorf("%s: results.md differs:\n%s\n---\n%s", task, mdA, mdB)
+		}
+	}
+	tables := func(root string) string {
+		raw, _ := os.ReadFile(filepath.Join(root, "report", "report.md"))
+		var keep []string
+		for _, l := range strings.Split(strings.ReplaceAll(string(raw), root, "OUT"), "\n") {
+			if strings.HasPrefix(l, "| uhno") || strings.HasPrefix(l, "| fno") || strings.HasPrefix(l, "| U-HNO") || strings.HasPrefix(l, "| FNO") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if ta, tb := tables(one), tables(other); ta == "" || ta != tb {
+		t.Errorf("the reports' tables differ:\n%s\n---\n%s", ta, tb)
+	}
+
+}
+
 func TestCellsThenFinish(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains")
@@ -184,43 +228,16 @@ func TestCellsThenFinish(t *testing.T) {
 	if out, err := run(t, fin); err != nil {
 		t.Fatalf("--finish: %v\n%s", err, out)
 	}
-	for _, task := range []string{"burgers", "darcy"} {
-		read := func(root string) eval.Results {
-			var r eval.Results
-			raw, err := os.ReadFile(filepath.Join(root, task, "eval", eval.ResultsFile))
-			if err != nil || json.Unmarshal(raw, &r) != nil {
-				t.Fatalf("%s: %v", root, err)
-			}
-			return r
-		}
-		a, b := read(one), read(cells)
-		if len(a.Models) != 2 || len(b.Models) != 2 {
-			t.Fatalf("%s: %d and %d models", task, len(a.Models), len(b.Models))
-		}
-		for i := range a.Models {
-			if !reflect.DeepEqual(a.Models[i].Eval, b.Models[i].Eval) || a.Models[i].Step != b.Models[i].Step {
-				t.Errorf("%s model %d: the cells' evaluation differs from the plain run's", task, i)
-			}
-		}
-		mdA, _ := os.ReadFile(filepath.Join(one, task, "eval", "results.md"))
-		mdB, _ := os.ReadFile(filepath.Join(cells, task, "eval", "results.md"))
-		if len(mdA) == 0 || string(mdA) != string(mdB) {
-			t.Errorf("%s: results.md differs:\n%s\n---\n%s", task, mdA, mdB)
-		}
+	sameOutputs(t, one, cells)
+
+	// Two trainings at once, the threads split between them: the same
+	// bits as one at a time (training is independent of the thread count).
+	par := tinyRun(t, data, filepath.Join(dir, "par"), 12, grid)
+	par.Parallel, par.Threads = 2, 2
+	if out, err := run(t, par); err != nil {
+		t.Fatalf("--parallel 2: %v\n%s", err, out)
 	}
-	tables := func(root string) string {
-		raw, _ := os.ReadFile(filepath.Join(root, "report", "report.md"))
-		var keep []string
-		for _, l := range strings.Split(strings.ReplaceAll(string(raw), root, "OUT"), "\n") {
-			if strings.HasPrefix(l, "| uhno") || strings.HasPrefix(l, "| fno") || strings.HasPrefix(l, "| U-HNO") || strings.HasPrefix(l, "| FNO") {
-				keep = append(keep, l)
-			}
-		}
-		return strings.Join(keep, "\n")
-	}
-	if ta, tb := tables(one), tables(cells); ta == "" || ta != tb {
-		t.Errorf("the reports' tables differ:\n%s\n---\n%s", ta, tb)
-	}
+	sameOutputs(t, one, filepath.Join(dir, "par"))
 
 	// Other settings in the same directory: refused before training.
 	other := tinyRun(t, data, cells, 12, grid, "spar.rho0=0.4")
