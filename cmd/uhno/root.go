@@ -140,7 +140,9 @@ trajectories (HDF5 in PDEBench's layout, or .npy), "ablate" trains and evaluates
 ablation-setup beside Full under one schedule (or sweeps one setting),
 "bench" measures parameters, FLOPs, step times and memory, "report"
 rebuilds the paper's tables and figures from those outputs beside the
-paper's values, and "doctor" reports the build and the machine.
+paper's values, "reproduce" runs all of it for the paper's table grid
+(resumably, on one machine or as a Slurm job array), and "doctor" reports
+the build and the machine.
 
 Builds: bin/uhno (make build) is the CPU build: runs on any machine.
 bin/uhno-cuda (make cuda) computes on an NVIDIA GPU with hand-written
