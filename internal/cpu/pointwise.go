@@ -163,7 +163,7 @@ func (b *Backend) pointwiseWeightGradInPlace(DW, DY, X []float32, cout, cin, sp,
 
 // pointwiseWeightGradParts computes each sample's dY_b X_b^T into a partial
 // buffer of its own, the samples in parallel, then adds the partials to dW
-// in sample order.
+// in sample order, dW's entries in parallel.
 func (b *Backend) pointwiseWeightGradParts(DW, DY, X []float32, cout, cin, sp, nb int) {
 	cs := b.getScratch()
 	defer b.putScratch(cs)
@@ -179,10 +179,20 @@ func (b *Backend) pointwiseWeightGradParts(DW, DY, X []float32, cout, cin, sp, n
 			b.convGemm(parts[bi*cout*cin:], cin, cout, cin, dya, xt, sp, false)
 		}
 	})
-	for bi := 0; bi < nb; bi++ {
-		axpy(DW[:cout*cin], parts[bi*cout*cin:][:cout*cin], 1)
-	}
+	// The sum over samples, in sample order for every entry, split over
+	// dW's entries: each entry sees the same additions for any split, so
+	// the bits do not depend on the thread count.
+	n := cout * cin
+	b.parallel(n, pointwiseSumGrain, func(lo, hi int) {
+		for bi := 0; bi < nb; bi++ {
+			axpy(DW[lo:hi], parts[bi*n+lo:bi*n+hi], 1)
+		}
+	})
 }
+
+// pointwiseSumGrain is the chunk of dW entries one worker sums over the
+// samples' partial buffers: a few pages of each buffer per hand-off.
+const pointwiseSumGrain = 2048
 
 // packBT packs the l x n matrix B[k, c] = src[c*cs + k] (the transpose of
 // row-major n x l rows) into panels of convNR columns, like convPackB.
