@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"uhno/internal/testutil"
 
 	"uhno/internal/cpu"
 	"uhno/internal/tensor"
@@ -30,19 +31,12 @@ var modesCases = []struct {
 	{"3D/4x6x8_list", []int{1, 2, 4, 6, 8}, 2, 3, []int{0, 3}},
 }
 
-func caseModes(shape []int, k0 int, modes []int) []int {
-	if modes == nil {
-		return tensor.LogModes(k0, shape[len(shape)-1])
-	}
-	return modes
-}
-
 func TestSpectralConvListForward(t *testing.T) {
 	b := cpu.New(2)
 	for ci, c := range modesCases {
 		t.Run(c.name, func(t *testing.T) {
 			d := len(c.shape) - 2
-			modes := caseModes(c.shape, c.k0, c.modes)
+			modes := testutil.ModesOr(c.modes, c.shape, c.k0)
 			x := gradcheck.Random(uint64(100+ci), tensor.Numel(c.shape))
 			ws := tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)
 			w := gradcheck.Random(uint64(200+ci), tensor.Numel(ws))
@@ -82,7 +76,7 @@ func TestSpectralConvListGrad(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			d := len(c.shape) - 2
-			modes := caseModes(c.shape, c.k0, c.modes)
+			modes := testutil.ModesOr(c.modes, c.shape, c.k0)
 			x := in("x", uint64(300+ci), c.shape...)
 			w := in("w", uint64(400+ci), tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)...)
 			gradcheck.Check(t, b, func(tp *tensor.Tape, v []*tensor.Tensor) *tensor.Tensor {

@@ -5,6 +5,7 @@ package cuda
 import (
 	"fmt"
 	"testing"
+	"uhno/internal/testutil"
 
 	"uhno/internal/cpu"
 	"uhno/internal/tensor"
@@ -38,13 +39,6 @@ var modesCases = []struct {
 	{"3D/5x4x9_noDC", []int{2, 2, 5, 4, 9}, 3, 2, []int{1, 4}},
 }
 
-func modesOf(shape []int, k0 int, modes []int) []int {
-	if modes == nil {
-		return tensor.LogModes(k0, shape[len(shape)-1])
-	}
-	return modes
-}
-
 // TestSpectralConvList compares SpectralConv and its backward with
 // the CPU backend on random inputs, with stale outputs (the forward must
 // overwrite) and pre-filled gradients (the backward must add), each
@@ -56,7 +50,7 @@ func TestSpectralConvList(t *testing.T) {
 	for ci, c := range modesCases {
 		t.Run(c.name, func(t *testing.T) {
 			d := len(c.shape) - 2
-			modes := modesOf(c.shape, c.k0, c.modes)
+			modes := testutil.ModesOr(c.modes, c.shape, c.k0)
 			ys := append([]int{c.shape[0], c.cout}, c.shape[2:]...)
 			ws := tensor.SpectralWeightShape(d, c.shape[1], c.cout, c.k0)
 			seed := uint64(300 + 100*ci)

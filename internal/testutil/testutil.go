@@ -96,3 +96,13 @@ func ErrorSays(t testing.TB, err error, want ...string) {
 		}
 	}
 }
+
+// ModesOr returns modes, or, when it is nil, tensor.LogModes(k0, N) of the
+// last axis of shape: the frequency list of a spectral-convolution test
+// case that either names its list or asks for LogLo-FNO's.
+func ModesOr(modes []int, shape []int, k0 int) []int {
+	if modes == nil {
+		return tensor.LogModes(k0, shape[len(shape)-1])
+	}
+	return modes
+}

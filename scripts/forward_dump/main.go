@@ -44,7 +44,7 @@ func run(ckPath string, n int, out string) error {
 		return err
 	}
 	var rec struct {
-		model.Record // {model, spec}; older checkpoints upgraded
+		model.Record        // {model, spec}; older checkpoints upgraded
 		Data         string `json:"data"`
 		Stride       int    `json:"stride"`
 	}
