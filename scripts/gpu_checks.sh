@@ -293,4 +293,32 @@ else
 	skip memcheck "no compute-sanitizer, or no $CUDA_TEST"
 	skip racecheck "no compute-sanitizer, or no $CUDA_TEST"
 fi
+
+# ---- 12. more speed: every model at Table cost's shape, the text's size, 3D
+step bench-cost-ns2d 150 30 "$UHNO" bench --preset cost-ns2d --params 0.62M --repeats 20 --warmup 5 --json "$WORK/bench-cost-ns2d.json"
+step bench-burgers-text 60 15 "$UHNO" bench --preset burgers --repeats 20 --warmup 5 --json "$WORK/bench-burgers-text.json"
+step bench-cfd3d 90 20 "$UHNO" bench --task cfd3d --params 0.62M --repeats 10 --warmup 3 --json "$WORK/bench-cfd3d.json"
+
+# ---- 13. an older uhno-cuda beside this one, alternated (same call, card) --
+# The kit carries it compressed (GPU_KIT_OLD at `make gpu-kit`); its version
+# is in $KIT/uhno-cuda-old.version.
+if [ -f "$KIT/uhno-cuda-old.xz" ]; then
+	OLD=$WORK/uhno-cuda-old
+	if { have xz && xz -dc "$KIT/uhno-cuda-old.xz" >"$OLD"; } ||
+		python3 -c 'import lzma, sys; open(sys.argv[2], "wb").write(lzma.open(sys.argv[1]).read())' "$KIT/uhno-cuda-old.xz" "$OLD"; then
+		chmod +x "$OLD"
+		for task in burgers ns2d; do
+			step "bench-old-$task" 45 10 "$OLD" bench --task "$task" --params 0.62M --repeats 30 --warmup 5 --json "$WORK/bench-old-$task.json"
+			step "bench-new-$task" 45 10 "$UHNO" bench --task "$task" --params 0.62M --repeats 30 --warmup 5 --json "$WORK/bench-new-$task.json"
+		done
+	else skip bench-old "could not decompress $KIT/uhno-cuda-old.xz"; fi
+else skip bench-old "no older binary in the kit (GPU_KIT_OLD)"; fi
+
+# ---- 14. a 2,000-step GPU training run beside the CPU's -------------------
+LONG_ARGS=()
+[ -f "$KIT/train-long.args" ] && mapfile -t LONG_ARGS <"$KIT/train-long.args"
+if [ ${#LONG_ARGS[@]} -gt 0 ]; then
+	step train-gpu-long 90 20 "$UHNO" "${LONG_ARGS[@]}" --data "$KIT/data" --out "$WORK/runs/train-gpu-long"
+	cp "$WORK/runs/train-gpu-long/log.jsonl" "$LOGS/train-gpu-long.log.jsonl" 2>/dev/null
+else skip train-gpu-long "no $KIT/train-long.args (make gpu-kit)"; fi
 exit "$FAILED"

@@ -263,6 +263,14 @@ def summary(work, kit, deadline, elapsed):
         b["ms_per_step"] = head
         bench[task] = b
     s["bench"] = bench
+    # every other bench JSON of the run (Table cost's shape, the text's size,
+    # 3D, an older binary beside this one), by file name
+    s["more_bench"] = {os.path.basename(p)[len("bench-"):-len(".json")]: uhno_bench(p)
+                       for p in sorted(glob.glob(os.path.join(work, "bench-*.json")))
+                       if os.path.basename(p) not in ("bench-burgers.json", "bench-ns2d.json")}
+    old = read(os.path.join(kit, "uhno-cuda-old.version")).strip()
+    if old:
+        s["more_bench"]["old_version"] = old
     cpu = train_log(os.path.join(kit, "train-cpu.log.jsonl"))
     gpu = train_log(L("train-gpu.log.jsonl"))
     nog = train_log(L("train-gpu-nograph.log.jsonl"))
@@ -271,6 +279,9 @@ def summary(work, kit, deadline, elapsed):
                   "gpu_vs_cpu": compare(gpu, cpu), "nograph_vs_cpu": compare(nog, cpu),
                   "graph_speedup": (gpu["steps_per_s"] / nog["steps_per_s"]
                                     if gpu and nog and gpu.get("steps_per_s") and nog.get("steps_per_s") else None)}
+    lg = train_log(L("train-gpu-long.log.jsonl"))
+    lc = train_log(os.path.join(kit, "train-cpu-long.log.jsonl"))
+    s["train_long"] = {"gpu": strip(lg), "cpu_reference": strip(lc), "gpu_vs_cpu": compare(lg, lc)}
     s["sanitizers"] = {n: sanitizer(L(n + ".log")) for n in ("memcheck", "racecheck", "memcheck-failing")
                        if os.path.exists(L(n + ".log"))}
     s["ncu"] = ncu(L("ncu.log"))

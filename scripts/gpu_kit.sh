@@ -12,7 +12,9 @@
 #
 # Env: VERSION, CUDA_CGO_LDFLAGS (from the Makefile), YARDSTICK (default
 # ../shared/yardstick, else /work/shared/yardstick), GPU_KIT_SKIP_CUDA=1
-# (only the .gpukit part; for the rehearsal).
+# (only the .gpukit part; for the rehearsal), GPU_KIT_LONG=0 (no 2,000-step
+# CPU reference), GPU_KIT_OLD=FILE (an older uhno-cuda to time beside this
+# one).
 set -euo pipefail
 export PATH="$PATH:/usr/local/go/bin"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,6 +29,14 @@ log() { echo "gpu-kit: $*" >&2; }
 TRAIN_ARGS=(train --task burgers --params 0.62M --steps 200 --log-every 10
 	--set data.train_trajectories=64 --set data.test_trajectories=16
 	--val-every 0 --val-pairs 256 --dynamics-every 0 --ckpt-every 0 --quiet)
+
+# The same command for 2,000 steps: does the GPU's curve stay on the CPU's
+# over a longer run (float32 sums in another order drift)?
+LONG_ARGS=("${TRAIN_ARGS[@]}")
+for i in "${!LONG_ARGS[@]}"; do
+	[ "${LONG_ARGS[$i]}" = 200 ] && [ "${LONG_ARGS[$((i - 1))]}" = --steps ] && LONG_ARGS[i]=2000
+	[ "${LONG_ARGS[$i]}" = 10 ] && [ "${LONG_ARGS[$((i - 1))]}" = --log-every ] && LONG_ARGS[i]=100
+done
 
 if [ "${GPU_KIT_SKIP_CUDA:-0}" != 1 ]; then
 	log "building the cuda binaries (stripped, static HDF5)"
@@ -80,6 +90,22 @@ bin/uhno "${TRAIN_ARGS[@]}" --data "$kit/data" --out "$kit/tmp-run-cpu" >"$kit/t
 cp "$kit/tmp-run-cpu/log.jsonl" "$kit/train-cpu.log.jsonl"
 rm -rf "$kit/tmp-run-cpu"
 echo "$((SECONDS - t0))" >"$kit/train-cpu.seconds"
+if [ "${GPU_KIT_LONG:-1}" = 1 ]; then
+	log "CPU reference, long: ${LONG_ARGS[*]}"
+	printf '%s\n' "${LONG_ARGS[@]}" >"$kit/train-long.args"
+	bin/uhno "${LONG_ARGS[@]}" --data "$kit/data" --out "$kit/tmp-run-cpu" >"$kit/train-cpu-long.txt" 2>&1 ||
+		{ tail -20 "$kit/train-cpu-long.txt" >&2; exit 1; }
+	cp "$kit/tmp-run-cpu/log.jsonl" "$kit/train-cpu-long.log.jsonl"
+	rm -rf "$kit/tmp-run-cpu"
+fi
+
+# An older uhno-cuda to time beside this one on the same card (GPU_KIT_OLD:
+# its path; carried xz-compressed, about a third of its size).
+if [ -n "${GPU_KIT_OLD:-}" ]; then
+	xz -T2 -6 -c "$GPU_KIT_OLD" >"$kit/uhno-cuda-old.xz"
+	strings "$GPU_KIT_OLD" | sed -n 's/.*-X main.version=\([^ "]*\).*/\1/p' | head -1 >"$kit/uhno-cuda-old.version"
+	log "older binary: $GPU_KIT_OLD, version $(cat "$kit/uhno-cuda-old.version")"
+fi
 
 log "CPU bench at 0.62M (sizes for the torch yardstick)"
 for task in burgers ns2d; do
@@ -104,7 +130,7 @@ carry: $carry
 size: carried $((kitb / 1024)) KiB (bin/*cuda* + .gpukit) + tracked tree $((treeb / 1024)) KiB = $(((kitb + treeb) / 1024 / 1024)) MiB of the 64 MiB limit
 brings back: \$OUT/summary.json and \$OUT/logs.tgz (nothing else is written to \$OUT)
 EOF
-if [ $((kitb + treeb)) -gt $((48 * 1024 * 1024)) ]; then
-	log "ERROR: the kit is over 48 MiB"
+if [ $((kitb + treeb)) -gt $((60 * 1024 * 1024)) ]; then
+	log "ERROR: the kit is over 60 MiB (the device call carries 64 MiB at most)"
 	exit 1
 fi
