@@ -427,7 +427,8 @@
 //     device command, the carry list and their size.
 //  2. There, in one call (timeout_s 540 or more), carrying
 //     `bin/uhno-cuda bin/cuda.test bin/cuda-train.test bin/nccl.test .gpukit`:
-//     `GPU_CHECKS_DEADLINE=480 bash scripts/gpu_checks.sh`. Each step runs
+//     `GPU_CHECKS_DEADLINE=480 bash scripts/gpu_checks.sh` (the second loan,
+//     on an H200, took 348 s of 500 with every step). Each step runs
 //     under `timeout` of the smaller of its cap and the time left (12 s are
 //     kept for the exit trap) and is recorded as ok, failed, timed_out or
 //     skipped (too little time left, or the machine lacks its tool: ptxas,
@@ -447,7 +448,14 @@
 //     with `--graph=false --clock-control none` (60); the same training run
 //     with `--graph=false` (90); compute-sanitizer memcheck with
 //     `UHNO_ALLOC_EXACT=1` on one test per kernel file (90) and racecheck on
-//     the shared-memory kernels' tests (75). Work files go to /tmp/gpu-kit.
+//     the shared-memory kernels' tests (75); then, added for the second loan,
+//     `bench --preset cost-ns2d --params 0.62M` (every model at Table cost's
+//     shape; 150), `bench --preset burgers` (the text's 6.7M; 60), `bench
+//     --task cfd3d --batch 1` (the text's 3D size; 0.62M cannot be met in
+//     3D; 90), an older uhno-cuda carried xz-compressed (`GPU_KIT_OLD=FILE
+//     make gpu-kit`) benched alternately with this one on burgers and ns2d
+//     (45 each), and a 2,000-step run of `train-long.args` against its CPU
+//     log (90). Work files go to /tmp/gpu-kit.
 //  3. What comes back: `$OUT/summary.json` and `$OUT/logs.tgz`, nothing else,
 //     written by an EXIT trap however the run ends (scripts/gpu_kit.py
 //     assembles the summary; without python3 the shell writes the step table).
@@ -459,7 +467,8 @@
 //     flags used; the training run's steps/s, final and validation loss, the
 //     largest relative difference from the CPU curve at matched steps, and the
 //     graph's speed-up over `--graph=false`; sanitizer error and hazard
-//     counts; ncu's top kernels by time. The exit status is the number of
+//     counts; ncu's top kernels by time; `more_bench` (every other bench
+//     JSON, by name) and `train_long`. The exit status is the number of
 //     failed or timed-out steps.
 //  4. Rehearsal, here, with no GPU: `make gpu-kit-rehearsal`
 //     (scripts/gpu_kit_rehearsal.sh) runs the same script against
