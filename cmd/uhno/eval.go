@@ -43,9 +43,18 @@ checkpoint each came from), results.md (the paper's tables) and figures/
 error growth along the rollout, U-HNO's routing masks per level, and the
 panels of Fig. training-dynamics from the runs' logs: E_b per band, SPAR
 contrast and keep-ratio, branch-gradient angles and loss terms over
-training).`,
+training).
+
+--test-data FILE evaluates on every trajectory of another file instead of
+the run's test split: one made by uhno datagen with the run's solver
+settings and frame spacing (checked, attribute by attribute), longer or
+from another seed. Tab. stability needs it where a task's data are too
+short for 4x the horizon (Burgers: 51 frames, 101 needed); uhno reproduce
+makes that file itself.`,
 		Example: `  uhno eval --checkpoint runs/burgers-uhno --checkpoint runs/burgers-fno
-  uhno eval --task ns2d --checkpoint runs/ns2d-uhno --horizon-mult 4`,
+  uhno eval --task ns2d --checkpoint runs/ns2d-uhno --horizon-mult 4
+  uhno datagen --task burgers --seed 1048576 --set pde.t_end=2 --set data.snapshots=101 --train 1 --test 199 --out ./long
+  uhno eval --checkpoint runs/burgers-uhno --horizon-mult 4 --test-data ./long/burgers_seed1048576_n200_*.h5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Changed = cmd.Flags().Changed
@@ -65,6 +74,7 @@ training).`,
 	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
 	f.IntVar(&opts.Batch, "batch", 0, "trajectories rolled out together (default: optim.batch)")
 	f.IntVar(&opts.Limit, "trajectories", 0, "evaluate only the first N test trajectories (default: all)")
+	f.StringVar(&opts.TestData, "test-data", "", "evaluate on every trajectory of this file (same solver settings and frame spacing as the run's data, e.g. longer for --horizon-mult)")
 	f.IntVar(&opts.Resamples, "resamples", eval.DefaultResamples, "bootstrap resamples")
 	f.Uint64Var(&opts.Seed, "seed", 0, "bootstrap seed")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")

@@ -37,10 +37,14 @@ type EvalOptions struct {
 	Threads     int
 	Batch       int
 	Limit       int // test trajectories evaluated (0: all)
-	Resamples   int
-	Seed        uint64
-	Quiet       bool
-	NoFigures   bool
+	// TestData, when set, is a file whose trajectories replace the run's
+	// test split: the same solver settings and frame spacing, longer or
+	// from another seed (evaldata.go; Tab. stability on short data).
+	TestData  string
+	Resamples int
+	Seed      uint64
+	Quiet     bool
+	NoFigures bool
 	// SkipCurrent leaves an evaluation in Dir alone when it is current:
 	// of the same checkpoints at the same steps, with the same rollout,
 	// horizon, trajectories and bootstrap (Current is then set).
@@ -129,6 +133,19 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 	if err != nil {
 		return err
 	}
+	testFile := cks[0].rec.Data
+	if opts.TestData != "" {
+		if testFile, err = filepath.Abs(opts.TestData); err != nil {
+			td.ds.Close()
+			return fmt.Errorf("eval: --test-data: %w", err)
+		}
+		long, err := evalTestData(cfg0, cks[0].rec.Data, testFile, cks[0].rec.Stride, td.stats)
+		td.ds.Close()
+		if err != nil {
+			return err
+		}
+		td = long
+	}
 	defer td.ds.Close()
 	if td.plan.Static() {
 		if opts.Changed != nil && (opts.Changed("rollout") || opts.Changed("horizon-mult")) {
@@ -137,14 +154,14 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 		steps = 1
 	} else if err := eval.CheckRollout(td.plan, steps); err != nil {
 		if opts.HorizonMult > 1 {
-			return fmt.Errorf("%w; --horizon-mult %d needs trajectories that long (regenerate the data with more snapshots)", err, opts.HorizonMult)
+			return fmt.Errorf("%w; --horizon-mult %d needs trajectories that long (give a longer test file made by the same solver with --test-data; uhno datagen --task %s --set pde.t_end=... --set data.snapshots=... makes one)", err, opts.HorizonMult, cfg0.Task)
 		}
 		return err
 	}
 	trajs := td.split.Test
 	if len(trajs) == 0 {
 		return fmt.Errorf("eval: %s has no test trajectories in the split of checkpoint %s (data.test_trajectories = %d)",
-			cks[0].rec.Data, cks[0].dir, cfg0.Data.TestTrajectories)
+			testFile, cks[0].dir, cfg0.Data.TestTrajectories)
 	}
 	if opts.Limit > 0 && opts.Limit < len(trajs) {
 		trajs = trajs[:opts.Limit]
@@ -158,7 +175,7 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 		runDir = filepath.Join("runs", "eval-"+cfg0.Task)
 	}
 	if opts.SkipCurrent {
-		want := evalWant{Steps: steps, Trajs: len(trajs), HorizonMult: opts.HorizonMult, Resamples: opts.Resamples, Seed: opts.Seed}
+		want := evalWant{Data: testFile, Steps: steps, Trajs: len(trajs), HorizonMult: opts.HorizonMult, Resamples: opts.Resamples, Seed: opts.Seed}
 		for _, ck := range cks {
 			want.Runs = append(want.Runs, evalRun{Checkpoint: ck.dir, Step: ck.st.Step})
 		}
@@ -185,7 +202,7 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 	defer closeBackend()
 	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
 	res := eval.Results{Format: eval.ResultsFormat, Version: opts.Version, Task: cfg0.Task, Steps: steps, HorizonMult: opts.HorizonMult,
-		Data: cks[0].rec.Data, Trajs: len(trajs)}
+		Data: testFile, Trajs: len(trajs)}
 	var rows []eval.Row
 	var samples []*eval.Sample
 	var dyn []dynamics.Run // the training-dynamics records of the evaluated runs
@@ -237,7 +254,7 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 	if err := writeFile("eval", filepath.Join(runDir, eval.ResultsFile), append(raw, '\n')); err != nil {
 		return err
 	}
-	intro := fmt.Sprintf("Task %s, %d test trajectories of %s, ", cfg0.Task, len(trajs), filepath.Base(cks[0].rec.Data))
+	intro := fmt.Sprintf("Task %s, %d test trajectories of %s, ", cfg0.Task, len(trajs), filepath.Base(testFile))
 	if td.plan.Static() {
 		intro += "single prediction a -> u."
 	} else {

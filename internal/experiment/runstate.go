@@ -142,7 +142,10 @@ func Channels(cfg config.Config) (in, out int) {
 // (HorizonMult times the horizon) on Trajs test trajectories, with the
 // bootstrap's resamples and seed.
 type evalWant struct {
-	Runs                      []evalRun
+	Runs []evalRun
+	// Data is the test data file; empty: not compared (ablate's
+	// evaluations, always on the run's own data).
+	Data                      string
 	Steps, Trajs, HorizonMult int
 	Resamples                 int
 	Seed                      uint64
@@ -169,6 +172,9 @@ func currentResults(dir string, w evalWant) (*eval.Results, error) {
 		return nil, nil // not ours or damaged: evaluate again
 	}
 	if r.Steps != w.Steps || r.Trajs != w.Trajs || r.HorizonMult != w.HorizonMult {
+		return nil, nil
+	}
+	if w.Data != "" && filepath.Clean(r.Data) != filepath.Clean(w.Data) {
 		return nil, nil
 	}
 	for i, m := range r.Models {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"text/tabwriter"
 	"time"
 
 	"uhno/internal/bench"
 	"uhno/internal/config"
+	"uhno/internal/datagen"
 	"uhno/internal/experiment"
 	"uhno/internal/model"
 )
@@ -71,7 +74,7 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 		fmt.Fprintf(o.Out, "with --parallel %d the trainings share the cores: the wall time is about the same or a little less\n", o.Parallel)
 	}
 	for _, e := range g.Evals {
-		fmt.Fprintf(o.Out, "evaluation %s: %d runs at %dx the training horizon\n", e.Dir, len(e.Runs), e.HorizonMult)
+		fmt.Fprintf(o.Out, "evaluation %s: %d runs at %dx the training horizon%s\n", e.Dir, len(e.Runs), e.HorizonMult, longData(runs, e, o.DataDir))
 	}
 	if len(g.Bench) > 0 {
 		fmt.Fprintf(o.Out, "Tab. cost: uhno bench --preset cost-ns2d of %v into %s/bench\n", g.Bench, o.Dir)
@@ -108,4 +111,30 @@ func counts(p *planned) (n, full int, err error) {
 		return 0, 0, fmt.Errorf("reproduce: %s: %w", p.Dir, err)
 	}
 	return n, full, nil
+}
+
+// longData describes the longer test file an evaluation beyond the
+// task's own data needs (experiment.StabilityData), or "".
+func longData(runs []*planned, e Eval, dataDir string) string {
+	i := slices.IndexFunc(runs, func(p *planned) bool { return p.Task == e.Task })
+	if e.HorizonMult < 2 || i < 0 {
+		return ""
+	}
+	opt, ok, err := experiment.StabilityData(runs[i].cfg, 0, e.HorizonMult)
+	if err != nil {
+		return "; no longer test data: " + err.Error()
+	}
+	if !ok {
+		return ""
+	}
+	opt.Dir = dataDir
+	_, _, path, n, err := datagen.Plan(opt)
+	if err != nil {
+		return "; no longer test data: " + err.Error()
+	}
+	status := "generated on first use"
+	if _, err := os.Stat(path); err == nil {
+		status = "present"
+	}
+	return fmt.Sprintf(", on %d test trajectories of %d frames (seed %d): %s (%s)", n, opt.Config.Data.Snapshots, opt.Config.Seed, path, status)
 }

@@ -259,6 +259,33 @@ func (o *RunOptions) plan(steps int) (*Grid, []*planned, error) {
 	return grid, runs, nil
 }
 
+// stabilityData makes (or finds) the long test file of e's evaluation
+// when the task's own data are too short for e's horizon
+// (experiment.StabilityData: the same solver and frame spacing, another
+// seed, in the data folder) and returns its path; "" when the task's data
+// suffice.
+func (o *RunOptions) stabilityData(ctx context.Context, runs []*planned, e Eval) (string, error) {
+	i := slices.IndexFunc(runs, func(p *planned) bool { return p.Task == e.Task })
+	if i < 0 {
+		return "", nil
+	}
+	opt, ok, err := experiment.StabilityData(runs[i].cfg, 0, e.HorizonMult)
+	if err != nil || !ok {
+		return "", err
+	}
+	opt.Dir = o.DataDir
+	if !o.Quiet {
+		opt.Progress = o.Err
+	}
+	fmt.Fprintf(o.Out, "reproduce: %s's data hold too few frames for %dx the horizon; test trajectories of %d frames (seed %d) for Tab. stability\n",
+		e.Task, e.HorizonMult, opt.Config.Data.Snapshots, opt.Config.Seed)
+	res, err := datagen.Run(ctx, opt)
+	if err != nil {
+		return "", err
+	}
+	return res.Path, nil
+}
+
 // runState checks p's directory (experiment.RunState against the model
 // record the run would train).
 func runState(p *planned) (experiment.State, error) {
@@ -451,6 +478,19 @@ func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps
 			Threads: o.Threads, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, Quiet: o.Quiet, SkipCurrent: true}
 		for _, r := range e.Runs {
 			eo.Checkpoints = append(eo.Checkpoints, filepath.Join(o.Dir, r))
+		}
+		if e.HorizonMult > 1 {
+			path, err := o.stabilityData(ctx, runs, e)
+			if err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
+				fmt.Fprintf(o.Out, "reproduce: %s\n", msg)
+				notes = append(notes, msg)
+				continue
+			}
+			eo.TestData = path
 		}
 		fmt.Fprintf(o.Out, "reproduce: evaluating %s at %dx the training horizon into %s\n", e.Task, e.HorizonMult, eo.Dir)
 		if err := experiment.Eval(ctx, &eo); err != nil {
