@@ -51,11 +51,16 @@ FLOPs follow fixed conventions (docs/DECISIONS.md, D-flop-conventions): 2 per
 multiply-add, 5 N log2 N per real FFT of N points, 1 per elementwise
 operation. The table goes to stdout; --json FILE writes every figure, the
 per-operation breakdown and the machine (--json - writes the JSON to stdout
-and the table to stderr).`,
+and the table to stderr).
+
+--op-times N (CPU) times N more training steps operation by operation
+and prints, per model, where a step goes: each operation's calls, ms per
+step, share and GFLOP/s, and the rest of the step between the calls.`,
 		Example: `  uhno bench
   uhno bench --preset cost-ns2d --params 0.62M
   uhno bench --preset cost-spar --params 0.62M --json cost-spar.json
-  uhno bench --task ks --model uhno --mode F --repeats 20`,
+  uhno bench --task ks --model uhno --mode F --repeats 20
+  uhno bench --preset burgers --op-times 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -74,6 +79,7 @@ and the table to stderr).`,
 	f.IntVar(&opts.Grid, "grid", 0, "grid points per spatial axis (default: the preset's or the task's)")
 	f.IntVar(&opts.Repeats, "repeats", 10, "timed iterations")
 	f.IntVar(&opts.Warmup, "warmup", 2, "discarded iterations before the timed ones")
+	f.IntVar(&opts.OpTimes, "op-times", 0, "also time N training steps operation by operation and print where the step goes (CPU only)")
 	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
 	f.StringVar(&opts.JSON, "json", "", "write the JSON report to this file (- for stdout)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")

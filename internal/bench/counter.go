@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"uhno/internal/tensor"
 )
@@ -28,6 +29,9 @@ type OpCount struct {
 	// FFTs (SpectralConv only).
 	FLOPs int64 `json:"flops"`
 	FFT   int64 `json:"fft_flops,omitempty"`
+	// NS is the wall-clock time of the calls in nanoseconds, when the
+	// Counter timed them (SetTiming); 0 otherwise.
+	NS int64 `json:"ns,omitempty"`
 }
 
 // Counter is a tensor.Backend that forwards every call to Inner unchanged
@@ -44,6 +48,7 @@ type Counter struct {
 
 	mu     sync.Mutex
 	phase  string
+	timed  bool
 	counts map[opKey]*tally
 }
 
@@ -52,6 +57,7 @@ type opKey struct{ phase, op string }
 type tally struct {
 	calls      int64
 	flops, fft float64
+	ns         int64
 }
 
 var _ tensor.Backend = (*Counter)(nil)
@@ -86,7 +92,7 @@ func (c *Counter) Counts() []OpCount {
 	out := make([]OpCount, 0, len(c.counts))
 	for k, t := range c.counts {
 		out = append(out, OpCount{Phase: k.phase, Op: k.op, Calls: t.calls,
-			FLOPs: int64(math.Round(t.flops)), FFT: int64(math.Round(t.fft))})
+			FLOPs: int64(math.Round(t.flops)), FFT: int64(math.Round(t.fft)), NS: t.ns})
 	}
 	slices.SortFunc(out, func(a, b OpCount) int {
 		if r := cmp.Compare(phaseRank(a.Phase), phaseRank(b.Phase)); r != 0 {
@@ -124,8 +130,11 @@ func Total(counts []OpCount, phases ...string) int64 {
 	return n
 }
 
-// add records one call of op with its FLOPs and the FFT part of them.
-func (c *Counter) add(op string, flops, fft float64) {
+// add records one call of op with its FLOPs and the FFT part of them,
+// and returns the function that ends the call: every method defers it
+// around its call of Inner, so that with SetTiming on it adds the call's
+// wall-clock time.
+func (c *Counter) add(op string, flops, fft float64) func() {
 	c.mu.Lock()
 	k := opKey{c.phase, op}
 	t := c.counts[k]
@@ -136,6 +145,31 @@ func (c *Counter) add(op string, flops, fft float64) {
 	t.calls++
 	t.flops += flops
 	t.fft += fft
+	timed := c.timed
+	c.mu.Unlock()
+	if !timed {
+		return noop
+	}
+	t0 := time.Now()
+	return func() {
+		d := time.Since(t0)
+		c.mu.Lock()
+		t.ns += int64(d)
+		c.mu.Unlock()
+	}
+}
+
+func noop() {}
+
+// SetTiming turns the timing of calls on or off (off after NewCounter).
+// Timed, each tally also sums the wall-clock time of its calls (OpCount.NS):
+// meaningful on a backend whose calls finish before they return (the
+// CPU); a GPU backend's calls only enqueue work. Calls are timed where
+// they are made, so a call made inside another (none of the backends
+// does) would count in both.
+func (c *Counter) SetTiming(on bool) {
+	c.mu.Lock()
+	c.timed = on
 	c.mu.Unlock()
 }
 
@@ -161,103 +195,103 @@ func (c *Counter) Name() string { return c.inner.Name() }
 
 // Alloc implements tensor.Backend (no FLOPs).
 func (c *Counter) Alloc(n int) tensor.Storage {
-	c.add("Alloc", 0, 0)
+	defer c.add("Alloc", 0, 0)()
 	return c.inner.Alloc(n)
 }
 
 // Free implements tensor.Backend (no FLOPs).
 func (c *Counter) Free(s tensor.Storage) {
-	c.add("Free", 0, 0)
+	defer c.add("Free", 0, 0)()
 	c.inner.Free(s)
 }
 
 // View implements tensor.Backend (no FLOPs).
 func (c *Counter) View(s tensor.Storage, off, n int) tensor.Storage {
-	c.add("View", 0, 0)
+	defer c.add("View", 0, 0)()
 	return c.inner.View(s, off, n)
 }
 
 // Upload implements tensor.Backend (no FLOPs).
 func (c *Counter) Upload(dst tensor.Storage, src []float32) {
-	c.add("Upload", 0, 0)
+	defer c.add("Upload", 0, 0)()
 	c.inner.Upload(dst, src)
 }
 
 // Download implements tensor.Backend (no FLOPs).
 func (c *Counter) Download(dst []float32, src tensor.Storage) {
-	c.add("Download", 0, 0)
+	defer c.add("Download", 0, 0)()
 	c.inner.Download(dst, src)
 }
 
 // Zero implements tensor.Backend (no FLOPs).
 func (c *Counter) Zero(s tensor.Storage) {
-	c.add("Zero", 0, 0)
+	defer c.add("Zero", 0, 0)()
 	c.inner.Zero(s)
 }
 
 // Copy implements tensor.Backend (no FLOPs).
 func (c *Counter) Copy(dst, src tensor.Storage) {
-	c.add("Copy", 0, 0)
+	defer c.add("Copy", 0, 0)()
 	c.inner.Copy(dst, src)
 }
 
 // Add implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Add(y, a, b *tensor.Tensor) {
-	c.add("Add", numel(y), 0)
+	defer c.add("Add", numel(y), 0)()
 	c.inner.Add(y, a, b)
 }
 
 // Sub implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Sub(y, a, b *tensor.Tensor) {
-	c.add("Sub", numel(y), 0)
+	defer c.add("Sub", numel(y), 0)()
 	c.inner.Sub(y, a, b)
 }
 
 // Mul implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Mul(y, a, b *tensor.Tensor) {
-	c.add("Mul", numel(y), 0)
+	defer c.add("Mul", numel(y), 0)()
 	c.inner.Mul(y, a, b)
 }
 
 // Scale implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Scale(y, x *tensor.Tensor, s float32) {
-	c.add("Scale", numel(y), 0)
+	defer c.add("Scale", numel(y), 0)()
 	c.inner.Scale(y, x, s)
 }
 
 // AddScaled implements tensor.Backend: 2 FLOPs per element.
 func (c *Counter) AddScaled(y, x *tensor.Tensor, s float32) {
-	c.add("AddScaled", 2*numel(y), 0)
+	defer c.add("AddScaled", 2*numel(y), 0)()
 	c.inner.AddScaled(y, x, s)
 }
 
 // MulAcc implements tensor.Backend: 2 FLOPs per element.
 func (c *Counter) MulAcc(y, a, b *tensor.Tensor) {
-	c.add("MulAcc", 2*numel(y), 0)
+	defer c.add("MulAcc", 2*numel(y), 0)()
 	c.inner.MulAcc(y, a, b)
 }
 
 // GELU implements tensor.Backend: geluFwd per element.
 func (c *Counter) GELU(y, x *tensor.Tensor) {
-	c.add("GELU", geluFwd*numel(y), 0)
+	defer c.add("GELU", geluFwd*numel(y), 0)()
 	c.inner.GELU(y, x)
 }
 
 // GELUBackward implements tensor.Backend: geluBwd per element of dx.
 func (c *Counter) GELUBackward(dx, dy, x *tensor.Tensor) {
-	c.add("GELUBackward", geluBwd*numel(dx), 0)
+	defer c.add("GELUBackward", geluBwd*numel(dx), 0)()
 	c.inner.GELUBackward(dx, dy, x)
 }
 
 // Sigmoid implements tensor.Backend: sigmoidFwd per element.
 func (c *Counter) Sigmoid(y, x *tensor.Tensor) {
-	c.add("Sigmoid", sigmoidFwd*numel(y), 0)
+	defer c.add("Sigmoid", sigmoidFwd*numel(y), 0)()
 	c.inner.Sigmoid(y, x)
 }
 
 // SigmoidBackward implements tensor.Backend: sigmoidBwd per element of dx.
 func (c *Counter) SigmoidBackward(dx, dy, y *tensor.Tensor) {
-	c.add("SigmoidBackward", sigmoidBwd*numel(dx), 0)
+	defer c.add("SigmoidBackward", sigmoidBwd*numel(dx), 0)()
 	c.inner.SigmoidBackward(dx, dy, y)
 }
 
@@ -265,7 +299,7 @@ func (c *Counter) SigmoidBackward(dx, dy, y *tensor.Tensor) {
 // the bias.
 func (c *Counter) Pointwise(y, x, w, bias *tensor.Tensor) {
 	cin := float64(x.Channels())
-	c.add("Pointwise", 2*cin*numel(y)+flag(bias)*numel(y), 0)
+	defer c.add("Pointwise", 2*cin*numel(y)+flag(bias)*numel(y), 0)()
 	c.inner.Pointwise(y, x, w, bias)
 }
 
@@ -274,7 +308,7 @@ func (c *Counter) Pointwise(y, x, w, bias *tensor.Tensor) {
 func (c *Counter) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	cin := float64(x.Channels())
 	gemm := 2 * cin * numel(dy)
-	c.add("PointwiseBackward", flag(dx)*gemm+flag(dw)*gemm+flag(dbias)*numel(dy), 0)
+	defer c.add("PointwiseBackward", flag(dx)*gemm+flag(dw)*gemm+flag(dbias)*numel(dy), 0)()
 	c.inner.PointwiseBackward(dx, dw, dbias, dy, x, w)
 }
 
@@ -286,7 +320,7 @@ func convTaps(d int) float64 { return math.Pow(3, float64(d)) }
 // B Cout N_out for the bias.
 func (c *Counter) ConvDown(y, x, w, bias *tensor.Tensor) {
 	cin := float64(x.Channels())
-	c.add("ConvDown", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)
+	defer c.add("ConvDown", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)()
 	c.inner.ConvDown(y, x, w, bias)
 }
 
@@ -294,7 +328,7 @@ func (c *Counter) ConvDown(y, x, w, bias *tensor.Tensor) {
 // each of dx and dw, B Cout N_out for dbias.
 func (c *Counter) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	conv := 2 * float64(x.Channels()) * convTaps(x.Dims()) * numel(dy)
-	c.add("ConvDownBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)
+	defer c.add("ConvDownBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)()
 	c.inner.ConvDownBackward(dx, dw, dbias, dy, x, w)
 }
 
@@ -302,7 +336,7 @@ func (c *Counter) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 // the bias.
 func (c *Counter) Conv3(y, x, w, bias *tensor.Tensor) {
 	cin := float64(x.Channels())
-	c.add("Conv3", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)
+	defer c.add("Conv3", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)()
 	c.inner.Conv3(y, x, w, bias)
 }
 
@@ -310,20 +344,20 @@ func (c *Counter) Conv3(y, x, w, bias *tensor.Tensor) {
 // dx and dw, B Cout N for dbias.
 func (c *Counter) Conv3Backward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	conv := 2 * float64(x.Channels()) * convTaps(x.Dims()) * numel(dy)
-	c.add("Conv3Backward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)
+	defer c.add("Conv3Backward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)()
 	c.inner.Conv3Backward(dx, dw, dbias, dy, x, w)
 }
 
 // ReLU implements tensor.Backend: one comparison per element.
 func (c *Counter) ReLU(y, x *tensor.Tensor) {
-	c.add("ReLU", numel(y), 0)
+	defer c.add("ReLU", numel(y), 0)()
 	c.inner.ReLU(y, x)
 }
 
 // ReLUBackward implements tensor.Backend: one comparison and one add per
 // element of dx.
 func (c *Counter) ReLUBackward(dx, dy, x *tensor.Tensor) {
-	c.add("ReLUBackward", 2*numel(dx), 0)
+	defer c.add("ReLUBackward", 2*numel(dx), 0)()
 	c.inner.ReLUBackward(dx, dy, x)
 }
 
@@ -346,21 +380,21 @@ func bandFLOPs(planes int, from, to []int) float64 {
 
 // BandResample implements tensor.Backend: see bandFLOPs.
 func (c *Counter) BandResample(y, x *tensor.Tensor) {
-	c.add("BandResample", bandFLOPs(x.Batch()*x.Channels(), x.Spatial(), y.Spatial()), 0)
+	defer c.add("BandResample", bandFLOPs(x.Batch()*x.Channels(), x.Spatial(), y.Spatial()), 0)()
 	c.inner.BandResample(y, x)
 }
 
 // BandResampleBackward implements tensor.Backend: the transposed passes,
 // from dy's sizes to dx's.
 func (c *Counter) BandResampleBackward(dx, dy *tensor.Tensor) {
-	c.add("BandResampleBackward", flag(dx)*bandFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), dx.Spatial()), 0)
+	defer c.add("BandResampleBackward", flag(dx)*bandFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), dx.Spatial()), 0)()
 	c.inner.BandResampleBackward(dx, dy)
 }
 
 // DepthwiseConv implements tensor.Backend: 2 B C 3^d N (one multiply-add
 // per tap and output point), plus B C N for the bias.
 func (c *Counter) DepthwiseConv(y, x, w, bias *tensor.Tensor) {
-	c.add("DepthwiseConv", 2*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)
+	defer c.add("DepthwiseConv", 2*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)()
 	c.inner.DepthwiseConv(y, x, w, bias)
 }
 
@@ -368,7 +402,7 @@ func (c *Counter) DepthwiseConv(y, x, w, bias *tensor.Tensor) {
 // of dx and dw, B C N for dbias.
 func (c *Counter) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	conv := 2 * convTaps(x.Dims()) * numel(dy)
-	c.add("DepthwiseConvBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)
+	defer c.add("DepthwiseConvBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)()
 	c.inner.DepthwiseConvBackward(dx, dw, dbias, dy, x, w)
 }
 
@@ -377,7 +411,7 @@ func (c *Counter) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) 
 // non-periodic grid are counted too), plus B Cout N for the mean.
 func (c *Counter) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	s := float64(len(offsets) / x.Dims())
-	c.add("StencilMessage", 2*s*float64(x.Channels())*numel(y)+numel(y), 0)
+	defer c.add("StencilMessage", 2*s*float64(x.Channels())*numel(y)+numel(y), 0)()
 	c.inner.StencilMessage(y, x, k, offsets, periodic)
 }
 
@@ -386,7 +420,7 @@ func (c *Counter) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic
 func (c *Counter) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	s := float64(len(offsets) / x.Dims())
 	m := 2 * s * float64(x.Channels()) * numel(dy)
-	c.add("StencilMessageBackward", flag(dx)*m+flag(dk)*m+numel(dy), 0)
+	defer c.add("StencilMessageBackward", flag(dx)*m+flag(dk)*m+numel(dy), 0)()
 	c.inner.StencilMessageBackward(dx, dk, dy, x, k, offsets, periodic)
 }
 
@@ -408,20 +442,20 @@ func waveletFLOPs(planes int, sp []int, levels int) float64 {
 
 // Wavelet implements tensor.Backend: see waveletFLOPs.
 func (c *Counter) Wavelet(y, x *tensor.Tensor, levels int, inverse bool) {
-	c.add("Wavelet", waveletFLOPs(x.Batch()*x.Channels(), x.Spatial(), levels), 0)
+	defer c.add("Wavelet", waveletFLOPs(x.Batch()*x.Channels(), x.Spatial(), levels), 0)()
 	c.inner.Wavelet(y, x, levels, inverse)
 }
 
 // WaveletBackward implements tensor.Backend: one transform, plus B C N
 // for the accumulation.
 func (c *Counter) WaveletBackward(dx, dy *tensor.Tensor, levels int, inverse bool) {
-	c.add("WaveletBackward", flag(dx)*(waveletFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), levels)+numel(dy)), 0)
+	defer c.add("WaveletBackward", flag(dx)*(waveletFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), levels)+numel(dy)), 0)()
 	c.inner.WaveletBackward(dx, dy, levels, inverse)
 }
 
 // WaveletMix implements tensor.Backend: 2 B Cin Cout M^d.
 func (c *Counter) WaveletMix(y, x, w *tensor.Tensor) {
-	c.add("WaveletMix", 2*float64(x.Batch())*numel(w), 0)
+	defer c.add("WaveletMix", 2*float64(x.Batch())*numel(w), 0)()
 	c.inner.WaveletMix(y, x, w)
 }
 
@@ -429,13 +463,13 @@ func (c *Counter) WaveletMix(y, x, w *tensor.Tensor) {
 // of dx and dw.
 func (c *Counter) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
 	mix := 2 * float64(x.Batch()) * numel(w)
-	c.add("WaveletMixBackward", flag(dx)*mix+flag(dw)*mix, 0)
+	defer c.add("WaveletMixBackward", flag(dx)*mix+flag(dw)*mix, 0)()
 	c.inner.WaveletMixBackward(dx, dw, dy, x, w)
 }
 
 // Upsample2x implements tensor.Backend: see upsampleFLOPs.
 func (c *Counter) Upsample2x(y, x *tensor.Tensor, periodic bool) {
-	c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0)
+	defer c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0)()
 	c.inner.Upsample2x(y, x, periodic)
 }
 
@@ -445,14 +479,14 @@ func (c *Counter) Upsample2xBackward(dx, dy *tensor.Tensor, periodic bool) {
 	if dx != nil {
 		f = upsampleFLOPs(dx.Batch()*dx.Channels(), dx.SpatialSize(), dx.Dims())
 	}
-	c.add("Upsample2xBackward", f, 0)
+	defer c.add("Upsample2xBackward", f, 0)()
 	c.inner.Upsample2xBackward(dx, dy, periodic)
 }
 
 // SpectralConv implements tensor.Backend: see spectralFLOPs.
 func (c *Counter) SpectralConv(y, x, w *tensor.Tensor, k0 int, modes []int) {
 	f, fft := spectralFLOPs(x.Batch(), x.Channels(), y.Channels(), x.Spatial(), k0, len(modes))
-	c.add("SpectralConv", f, fft)
+	defer c.add("SpectralConv", f, fft)()
 	c.inner.SpectralConv(y, x, w, k0, modes)
 }
 
@@ -460,14 +494,14 @@ func (c *Counter) SpectralConv(y, x, w *tensor.Tensor, k0 int, modes []int) {
 // spectralBackwardFLOPs.
 func (c *Counter) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int, modes []int) {
 	f, fft := spectralBackwardFLOPs(x.Batch(), x.Channels(), dy.Channels(), x.Spatial(), k0, len(modes), dx != nil, dw != nil)
-	c.add("SpectralConvBackward", f, fft)
+	defer c.add("SpectralConvBackward", f, fft)()
 	c.inner.SpectralConvBackward(dx, dw, dy, x, w, k0, modes)
 }
 
 // LowRankSpectralConv implements tensor.Backend: see lowRankFLOPs.
 func (c *Counter) LowRankSpectralConv(y, x, u, v *tensor.Tensor, k0 int) {
 	f, fft := lowRankFLOPs(x.Batch(), x.Channels(), u.Shape[2], y.Channels(), x.Spatial(), k0)
-	c.add("LowRankSpectralConv", f, fft)
+	defer c.add("LowRankSpectralConv", f, fft)()
 	c.inner.LowRankSpectralConv(y, x, u, v, k0)
 }
 
@@ -475,7 +509,7 @@ func (c *Counter) LowRankSpectralConv(y, x, u, v *tensor.Tensor, k0 int) {
 // lowRankBackwardFLOPs.
 func (c *Counter) LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v *tensor.Tensor, k0 int) {
 	f, fft := lowRankBackwardFLOPs(x.Batch(), x.Channels(), u.Shape[2], dy.Channels(), x.Spatial(), k0, dx != nil, du != nil, dv != nil)
-	c.add("LowRankSpectralConvBackward", f, fft)
+	defer c.add("LowRankSpectralConvBackward", f, fft)()
 	c.inner.LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v, k0)
 }
 
@@ -487,7 +521,7 @@ func (c *Counter) taps(x, logSigma *tensor.Tensor, opt tensor.GaussOpts) float64
 
 // GaussianConv implements tensor.Backend: see gaussFLOPs.
 func (c *Counter) GaussianConv(y, x, logSigma *tensor.Tensor, opt tensor.GaussOpts) {
-	c.add("GaussianConv", gaussFLOPs(x.Batch(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt)), 0)
+	defer c.add("GaussianConv", gaussFLOPs(x.Batch(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt)), 0)()
 	c.inner.GaussianConv(y, x, logSigma, opt)
 }
 
@@ -497,7 +531,7 @@ func (c *Counter) GaussianConvBackward(dx, dlogSigma, dy, x, logSigma *tensor.Te
 	if dx != nil || dlogSigma != nil {
 		f = gaussBackwardFLOPs(x.Batch(), x.Channels(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt), dx != nil, dlogSigma != nil)
 	}
-	c.add("GaussianConvBackward", f, 0)
+	defer c.add("GaussianConvBackward", f, 0)()
 	c.inner.GaussianConvBackward(dx, dlogSigma, dy, x, logSigma, opt)
 }
 
@@ -508,38 +542,38 @@ func (c *Counter) ChannelCopy(dst *tensor.Tensor, dstFrom int, src *tensor.Tenso
 	if accumulate {
 		f = float64(dst.Batch() * n * dst.SpatialSize())
 	}
-	c.add("ChannelCopy", f, 0)
+	defer c.add("ChannelCopy", f, 0)()
 	c.inner.ChannelCopy(dst, dstFrom, src, srcFrom, n, accumulate)
 }
 
 // MeanStd implements tensor.Backend: meanStdFwd per element of x.
 func (c *Counter) MeanStd(mean, std, x *tensor.Tensor) {
-	c.add("MeanStd", meanStdFwd*numel(x), 0)
+	defer c.add("MeanStd", meanStdFwd*numel(x), 0)()
 	c.inner.MeanStd(mean, std, x)
 }
 
 // MeanStdBackward implements tensor.Backend: meanStdBwd per element of dx.
 func (c *Counter) MeanStdBackward(dx, dmean, dstd, x, mean, std *tensor.Tensor) {
-	c.add("MeanStdBackward", meanStdBwd*numel(dx), 0)
+	defer c.add("MeanStdBackward", meanStdBwd*numel(dx), 0)()
 	c.inner.MeanStdBackward(dx, dmean, dstd, x, mean, std)
 }
 
 // TopKMask implements tensor.Backend: comparisons only, 0 FLOPs.
 func (c *Counter) TopKMask(mask, s *tensor.Tensor, k []int) {
-	c.add("TopKMask", 0, 0)
+	defer c.add("TopKMask", 0, 0)()
 	c.inner.TopKMask(mask, s, k)
 }
 
 // SPARKeep implements tensor.Backend: the contrast statistics, sparKeepFwd
 // per point (the keep-ratio is O(B), the top-k selection comparisons).
 func (c *Counter) SPARKeep(hard, stats, s *tensor.Tensor, p tensor.SPARParams) {
-	c.add("SPARKeep", sparKeepFwd*numel(s), 0)
+	defer c.add("SPARKeep", sparKeepFwd*numel(s), 0)()
 	c.inner.SPARKeep(hard, stats, s, p)
 }
 
 // SPARRoute implements tensor.Backend: routeFwd per element of r.
 func (c *Counter) SPARRoute(r, zF, zG, hard *tensor.Tensor) {
-	c.add("SPARRoute", routeFwd*numel(r), 0)
+	defer c.add("SPARRoute", routeFwd*numel(r), 0)()
 	c.inner.SPARRoute(r, zF, zG, hard)
 }
 
@@ -551,37 +585,37 @@ func (c *Counter) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Te
 	if ds != nil {
 		f += routeDsElem*numel(dr) + routeDsPix*numel(ds)
 	}
-	c.add("SPARRouteBackward", f, 0)
+	defer c.add("SPARRouteBackward", f, 0)()
 	c.inner.SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s, temperature, centre)
 }
 
 // MSE implements tensor.Backend: mseFwd per element.
 func (c *Counter) MSE(out, a, b *tensor.Tensor) {
-	c.add("MSE", mseFwd*numel(a), 0)
+	defer c.add("MSE", mseFwd*numel(a), 0)()
 	c.inner.MSE(out, a, b)
 }
 
 // MSEBackward implements tensor.Backend: mseBwdEach per element for each
 // of da and db.
 func (c *Counter) MSEBackward(da, db, dout, a, b *tensor.Tensor) {
-	c.add("MSEBackward", mseBwdEach*(numel(da)+numel(db)), 0)
+	defer c.add("MSEBackward", mseBwdEach*(numel(da)+numel(db)), 0)()
 	c.inner.MSEBackward(da, db, dout, a, b)
 }
 
 // Diff implements tensor.Backend: diffFwd per element.
 func (c *Counter) Diff(y, x *tensor.Tensor, axis int, h float32, periodic bool) {
-	c.add("Diff", diffFwd*numel(y), 0)
+	defer c.add("Diff", diffFwd*numel(y), 0)()
 	c.inner.Diff(y, x, axis, h, periodic)
 }
 
 // DiffBackward implements tensor.Backend: diffBwd per element of dx.
 func (c *Counter) DiffBackward(dx, dy *tensor.Tensor, axis int, h float32, periodic bool) {
-	c.add("DiffBackward", diffBwd*numel(dx), 0)
+	defer c.add("DiffBackward", diffBwd*numel(dx), 0)()
 	c.inner.DiffBackward(dx, dy, axis, h, periodic)
 }
 
 // AdamW implements tensor.Backend: adamWElem per parameter.
 func (c *Counter) AdamW(p, g, m, v tensor.Storage, n int, h tensor.AdamWHyper) {
-	c.add("AdamW", adamWElem*float64(n), 0)
+	defer c.add("AdamW", adamWElem*float64(n), 0)()
 	c.inner.AdamW(p, g, m, v, n, h)
 }

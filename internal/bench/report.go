@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +80,42 @@ func WriteTable(w io.Writer, rs []Result) error {
 			sig(r.Train.MinMS), sig(r.Train.MedianMS), sig(r.Train.MedianPerSampleMS),
 			sig(r.Infer.MinMS), sig(r.Infer.MedianMS), sig(r.Infer.MedianPerSampleMS),
 			sig(r.TrainGFLOPS), sig(r.InferGFLOPS), memory(r.Memory))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteOpTimes writes, for each result timed per operation
+// (Options.OpTimes), one Markdown table of a training step's operations by
+// time: phase, operation, calls, ms per step, share of the operations'
+// summed time, GFLOP/s (FLOPs by flops.go's conventions over the time; "-"
+// for operations without FLOPs), and a last row with the rest of those
+// steps' wall-clock time (the tape, allocation and Go between the calls).
+func WriteOpTimes(w io.Writer, rs []Result) error {
+	var b strings.Builder
+	for _, r := range rs {
+		if r.OpSteps == 0 {
+			continue
+		}
+		ops := slices.Clone(r.OpTimes)
+		slices.SortStableFunc(ops, func(a, b OpCount) int { return cmp.Compare(b.NS, a.NS) })
+		var sum int64
+		for _, o := range ops {
+			sum += o.NS
+		}
+		fmt.Fprintf(&b, "\n%s, per operation (mean of %d training steps of %s ms, timed call by call):\n\n", r.Name, r.OpSteps, sig(r.OpStepMS))
+		b.WriteString("| phase | operation | calls | ms/step | share | GFLOP/s |\n|---|---|---|---|---|---|\n")
+		for _, o := range ops {
+			ms := float64(o.NS) / 1e6
+			rate := "-"
+			if o.FLOPs > 0 && o.NS > 0 {
+				rate = sig(float64(o.FLOPs) / float64(o.NS))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %.1f%% | %s |\n", o.Phase, o.Op, o.Calls, sig(ms), 100*float64(o.NS)/float64(max(sum, 1)), rate)
+		}
+		fmt.Fprintf(&b, "| all | operations | | %s | 100%% | %s |\n", sig(float64(sum)/1e6), sig(float64(Total(ops))/float64(max(sum, 1))))
+		fmt.Fprintf(&b, "| | rest of the step (tape, allocation, Go between the calls) | | %s | %.1f%% of the step | |\n",
+			sig(r.OpStepMS-float64(sum)/1e6), 100*(1-float64(sum)/1e6/max(r.OpStepMS, 1e-9)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -41,6 +41,11 @@ type Options struct {
 	// Progress, when set, is called after the counting pass and after
 	// every warm-up and timed iteration with done of total.
 	Progress func(done, total int)
+	// OpTimes, when > 0, times that many more training steps operation by
+	// operation through a timing Counter, after the timed steps
+	// (Result.OpTimes; CPU backend only: GPU calls return before their
+	// work is done).
+	OpTimes int
 }
 
 // Result is what Run measured for one Case. Times are milliseconds of
@@ -70,6 +75,15 @@ type Result struct {
 	Memory Memory `json:"memory"`
 	// Ops is the per-operation breakdown of the counting pass.
 	Ops []OpCount `json:"ops"`
+	// OpTimes is the per-operation time of a training step (Options.OpTimes
+	// steps, one untimed before them): per step, each operation's calls,
+	// FLOPs and wall-clock nanoseconds (NS), on the CPU. OpSteps is the
+	// number of steps averaged.
+	OpTimes []OpCount `json:"op_times,omitempty"`
+	OpSteps int       `json:"op_steps,omitempty"`
+	// OpStepMS is the mean wall-clock time of those steps: the operations'
+	// time plus the rest (tape, allocation, Go between the calls).
+	OpStepMS float64 `json:"op_step_ms,omitempty"`
 }
 
 // FLOPs are the counts of one step of the whole batch (flops.go gives
@@ -187,6 +201,12 @@ func Run(ctx context.Context, c Case, opt Options) (Result, error) {
 	res.TrainGFLOPS = gflops(res.FLOPs.TrainStep, res.Train.MedianMS)
 	res.InferGFLOPS = gflops(res.FLOPs.Inference, res.Infer.MedianMS)
 
+	if opt.OpTimes > 0 {
+		if res.OpTimes, res.OpStepMS, err = s.timeOps(ctx, opt.OpTimes); err != nil {
+			return Result{}, err
+		}
+		res.OpSteps = opt.OpTimes
+	}
 	if devicePeak {
 		res.Memory = Memory{PeakBytes: mr.PeakBytes(), Source: be.Name() + " device high-water mark"}
 	} else if res.Memory.Source != "unavailable" {
@@ -205,6 +225,9 @@ func check(c Case, opt Options) error {
 		return fmt.Errorf("bench: %s: no model or no backend", c.Name)
 	case opt.Repeats < 1 || opt.Warmup < 0:
 		return fmt.Errorf("bench: %s: %d repeats and %d warm-up steps, want >= 1 and >= 0", c.Name, opt.Repeats, opt.Warmup)
+	case opt.OpTimes < 0 || (opt.OpTimes > 0 && c.Backend.Name() != "cpu"):
+		return fmt.Errorf("bench: %s: --op-times %d on the %s backend: want >= 0, and timing per operation needs the CPU backend (GPU calls return before their work is done)",
+			c.Name, opt.OpTimes, c.Backend.Name())
 	case len(c.Input) < 3 || len(c.Input) != len(c.Target) || c.Input[0] < 1 || c.Input[0] != c.Target[0] ||
 		!slices.Equal(c.Input[2:], c.Target[2:]):
 		return fmt.Errorf("bench: %s: input %v and target %v are not batches of fields on one grid", c.Name, c.Input, c.Target)
@@ -301,6 +324,40 @@ func (s *stepper) count() ([]OpCount, error) {
 		return nil, err
 	}
 	return ctr.Counts(), nil
+}
+
+// timeOps runs one untimed and then steps timed training steps through a
+// timing Counter and returns each operation's calls, FLOPs and time per
+// step (the optimizer's AdamW and Zero included; the inference forward
+// left out), and the mean wall-clock milliseconds of the steps.
+func (s *stepper) timeOps(ctx context.Context, steps int) ([]OpCount, float64, error) {
+	ctr := NewCounter(s.c.Backend)
+	tp := tensor.NewTape(ctr)
+	defer tp.Release()
+	if err := s.train(tp, ctr, ctr.SetPhase); err != nil { // the tape's buffers, untimed
+		return nil, 0, err
+	}
+	ctr.Reset()
+	ctr.SetTiming(true)
+	t0 := time.Now()
+	for range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, fmt.Errorf("bench: %s: %w", s.c.Name, err)
+		}
+		if err := s.train(tp, ctr, ctr.SetPhase); err != nil {
+			return nil, 0, err
+		}
+	}
+	wall := ms(time.Since(t0)) / float64(steps)
+	out := ctr.Counts()
+	n := int64(steps)
+	for i := range out {
+		out[i].Calls /= n
+		out[i].FLOPs /= n
+		out[i].FFT /= n
+		out[i].NS /= n
+	}
+	return out, wall, nil
 }
 
 // sumFLOPs totals the counts per phase for a batch of b samples.

@@ -99,6 +99,11 @@ func TestRunRefuses(t *testing.T) {
 		{"grid the model cannot take", context.Background(), odd, Options{Repeats: 1, Optim: paperAdamW}, "bench: uhno: model:"},
 		{"shapes", context.Background(), short, Options{Repeats: 1}, "bench: uhno: input [2 2 16] and target [2 1] are not batches of fields on one grid"},
 		{"interrupted", cancelled, good, Options{Repeats: 1, Optim: paperAdamW}, "bench: uhno: context canceled"},
+		{"op times on a GPU-like backend", context.Background(), func() Case {
+			c := good
+			c.Backend = named{be, "cuda"}
+			return c
+		}(), Options{Repeats: 1, OpTimes: 2}, "bench: uhno: --op-times 2 on the cuda backend"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +112,61 @@ func TestRunRefuses(t *testing.T) {
 				t.Fatalf("got %v, want one line starting %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// named is a CPU backend under another name.
+type named struct {
+	*cpu.Backend
+	name string
+}
+
+func (n named) Name() string { return n.name }
+
+// TestRunOpTimes: with OpTimes, every computing operation (with FLOPs) of
+// the counting pass's training step is timed, with the counting pass's
+// calls and FLOPs per step (memory operations differ: the counting pass's
+// fresh tape allocates, the timed steps' reused tape zeroes), and the
+// operations' time fits inside the steps' wall-clock time.
+func TestRunOpTimes(t *testing.T) {
+	be := newCPU()
+	m := mustUHNO(t, be, testutil.TinyUHNO(1, 2, model.ModeFull))
+	r, err := Run(context.Background(), tinyCase("uhno", m, be, 2, 1, tinyGrid(1)), Options{Repeats: 1, Optim: paperAdamW, OpTimes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OpSteps != 3 || !(r.OpStepMS > 0) {
+		t.Fatalf("%d steps of %g ms timed per operation, want 3 of a positive time", r.OpSteps, r.OpStepMS)
+	}
+	train := map[string]OpCount{}
+	for _, o := range r.Ops {
+		if o.Phase != PhaseInference && o.Phase != PhaseOptimizer && o.FLOPs > 0 {
+			train[o.Phase+"/"+o.Op] = o
+		}
+	}
+	var sum int64
+	for _, o := range r.OpTimes {
+		sum += o.NS
+		if o.NS <= 0 && o.Op != "Alloc" && o.Op != "View" {
+			t.Errorf("%s/%s: %d ns a step, want positive", o.Phase, o.Op, o.NS)
+		}
+		if o.Phase == PhaseOptimizer || o.FLOPs == 0 {
+			continue
+		}
+		c, ok := train[o.Phase+"/"+o.Op]
+		if !ok || c.Calls != o.Calls || c.FLOPs != o.FLOPs {
+			t.Errorf("%s/%s: %d calls, %d FLOPs a step; the counting pass has %+v", o.Phase, o.Op, o.Calls, o.FLOPs, c)
+		}
+		delete(train, o.Phase+"/"+o.Op)
+	}
+	for k := range train {
+		t.Errorf("%s: counted but not timed", k)
+	}
+	if float64(sum)/1e6 > r.OpStepMS {
+		t.Errorf("operations %g ms, more than the %g ms of the step", float64(sum)/1e6, r.OpStepMS)
+	}
+	if len(r.Ops) == 0 || r.Ops[0].NS != 0 {
+		t.Errorf("the counting pass was timed: %+v", r.Ops)
 	}
 }
 

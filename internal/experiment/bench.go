@@ -36,8 +36,11 @@ type BenchOptions struct {
 	// Repeats and Warmup are the timed and discarded iterations.
 	Repeats, Warmup int
 	Threads         int
-	JSON            string // file, "-" for stdout, "" for none
-	Quiet           bool
+	// OpTimes, when > 0, also times that many training steps operation by
+	// operation (CPU only; bench.Options.OpTimes).
+	OpTimes int
+	JSON    string // file, "-" for stdout, "" for none
+	Quiet   bool
 }
 
 // benchEntry is one row to measure: a model at a task shape.
@@ -106,6 +109,9 @@ func Bench(ctx context.Context, opts *BenchOptions) error {
 
 	fmt.Fprintln(info)
 	if err := bench.WriteTable(info, rep.Results); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := bench.WriteOpTimes(info, rep.Results); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	if len(rep.Overheads) > 0 {
@@ -185,7 +191,7 @@ func benchOne(ctx context.Context, e benchEntry, opts *BenchOptions, threads int
 		return bench.Result{}, err
 	}
 	fmt.Fprintf(info, "%s: %s, input %s\n", c.Name, desc, tensor.ShapeString(c.Input))
-	bopt := bench.Options{Warmup: opts.Warmup, Repeats: opts.Repeats, Seed: 1,
+	bopt := bench.Options{Warmup: opts.Warmup, Repeats: opts.Repeats, Seed: 1, OpTimes: opts.OpTimes,
 		Optim: tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4}}
 	if !opts.Quiet {
 		bar := progress.New(opts.Err, 1+opts.Warmup+opts.Repeats, progress.Options{Description: c.Name, Unit: "steps"})
@@ -200,8 +206,8 @@ func benchPlan(opts *BenchOptions) (string, []benchEntry, error) {
 	switch {
 	case opts.Repeats < 1:
 		return "", nil, fmt.Errorf("bench: --repeats %d: want at least 1", opts.Repeats)
-	case opts.Warmup < 0 || opts.Batch < 0 || opts.Grid < 0 || opts.Threads < 0:
-		return "", nil, fmt.Errorf("bench: --warmup, --batch, --grid and --threads must not be negative")
+	case opts.Warmup < 0 || opts.Batch < 0 || opts.Grid < 0 || opts.Threads < 0 || opts.OpTimes < 0:
+		return "", nil, fmt.Errorf("bench: --warmup, --batch, --grid, --threads and --op-times must not be negative")
 	case opts.Model != "" && !model.Registered(opts.Model):
 		return "", nil, fmt.Errorf("bench: --model %q: want one of %s", opts.Model, strings.Join(model.Names(), ", "))
 	case opts.Task != "" && !slices.Contains(config.TaskNames(), opts.Task):
