@@ -335,16 +335,19 @@ func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 		}
 	})
 	if dw != nil {
+		// dW[e] += ((p_0[e] + p_1[e]) + ...) + p_{nb-1}[e]: the samples'
+		// partials summed in sample order into sample 0's buffer, row by
+		// row over a block of entries (streaming, not one strided column
+		// per entry), then added to dW; every entry sees the same
+		// additions in the same order for any split over the threads.
 		DW := data(dw)
 		ck := g.cout * g.k
-		b.parallel(ck, grainFor(nb), func(lo, hi int) {
-			for e := lo; e < hi; e++ {
-				s := parts[e]
-				for bi := 1; bi < nb; bi++ {
-					s += parts[bi*ck+e]
-				}
-				DW[e] += s
+		b.parallel(ck, pointwiseSumGrain, func(lo, hi int) {
+			acc := parts[lo:hi]
+			for bi := 1; bi < nb; bi++ {
+				axpy(acc, parts[bi*ck+lo:bi*ck+hi], 1)
 			}
+			axpy(DW[lo:hi], acc, 1)
 		})
 	}
 }

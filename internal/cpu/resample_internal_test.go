@@ -259,3 +259,56 @@ func TestPackAAndBT(t *testing.T) {
 		}
 	}
 }
+
+// TestConvWeightGradBits: ConvDownBackward's sum of the samples' partial
+// weight gradients gives, for 1 to 5 threads, the bits of the reference
+// sum dW[e] += ((p_0[e] + p_1[e]) + ...) + p_{nb-1}[e] taken entry by
+// entry (the loop it replaced), on a dW that already holds values (a
+// gradient accumulated over two calls) and 7 samples (so that the order
+// of the additions shows in the bits).
+func TestConvWeightGradBits(t *testing.T) {
+	const nb, cin, cout, n = 7, 5, 6, 32
+	r := rand.New(rand.NewPCG(9, 10))
+	fill := func(k int) []float32 {
+		v := make([]float32, k)
+		for i := range v {
+			v[i] = float32(r.Float64()*2-1) * float32(math.Pow(10, float64(r.IntN(5)-2)))
+		}
+		return v
+	}
+	X, DY, W, DW0 := fill(nb*cin*n), fill(nb*cout*n/2), fill(cout*cin*3), fill(cout*cin*3)
+	// The reference: each sample's dW_b by the same kernel (one sample per
+	// call, dW from zero), then the entries summed in sample order.
+	ref := New(1)
+	parts := make([][]float32, nb)
+	for bi := range nb {
+		x := tensor.NewLeaf(ref, "", X[bi*cin*n:][:cin*n], 1, cin, n)
+		dy := tensor.NewLeaf(ref, "", DY[bi*cout*n/2:][:cout*n/2], 1, cout, n/2)
+		w := tensor.NewLeaf(ref, "", W, cout, cin, 3)
+		dw := tensor.NewLeaf(ref, "", make([]float32, len(W)), cout, cin, 3)
+		ref.ConvDownBackward(nil, dw, nil, dy, x, w)
+		parts[bi] = tensor.ToHost(ref, dw)
+	}
+	want := append([]float32(nil), DW0...)
+	for e := range want {
+		s := parts[0][e]
+		for bi := 1; bi < nb; bi++ {
+			s += parts[bi][e]
+		}
+		want[e] += s
+	}
+	for threads := 1; threads <= 5; threads++ {
+		be := New(threads)
+		x := tensor.NewLeaf(be, "", X, nb, cin, n)
+		dy := tensor.NewLeaf(be, "", DY, nb, cout, n/2)
+		w := tensor.NewLeaf(be, "", W, cout, cin, 3)
+		dw := tensor.NewLeaf(be, "", append([]float32(nil), DW0...), cout, cin, 3)
+		be.ConvDownBackward(nil, dw, nil, dy, x, w)
+		got := tensor.ToHost(be, dw)
+		for e := range want {
+			if math.Float32bits(got[e]) != math.Float32bits(want[e]) {
+				t.Fatalf("%d threads: dW[%d] = %g, want %g (the bits of the sample-order sum)", threads, e, got[e], want[e])
+			}
+		}
+	}
+}
