@@ -27,12 +27,19 @@ LD_LIBRARY_PATH=$ld OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$threads \
 import json, re, statistics, sys
 go = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"BenchmarkTrainStep/(\S+?)-\d+\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) ms-min\s+([\d.]+) ms-med\s+(\d+) params", line)
-    if m:
-        g = go.setdefault(m.group(1), {"mean": [], "min": [], "med": [], "params": int(m.group(5))})
-        g["mean"].append(float(m.group(2)) / 1e6)
-        g["min"].append(float(m.group(3)))
-        g["med"].append(float(m.group(4)))
+    m = re.match(r"BenchmarkTrainStep/(\S+?)-\d+\s+\d+\s+(.*)$", line)
+    if not m:
+        continue
+    # "value unit" pairs, in the order go test prints them (ns/op first,
+    # then the custom metrics sorted by unit)
+    f = m.group(2).split()
+    v = {f[i + 1]: float(f[i]) for i in range(0, len(f) - 1, 2)}
+    if not {"ns/op", "ms-min", "ms-med", "params"} <= v.keys():
+        continue
+    g = go.setdefault(m.group(1), {"mean": [], "min": [], "med": [], "params": int(v["params"])})
+    g["mean"].append(v["ns/op"] / 1e6)
+    g["min"].append(v["ms-min"])
+    g["med"].append(v["ms-med"])
 print("\n| configuration | parameters (uhno / torch) | uhno ms (min step) | torch ms (min step) | uhno / torch (min) | uhno ms (median) | torch ms (median) | uhno / torch (median) | uhno mean of 10 (best count) |")
 print("|---|---|---|---|---|---|---|---|---|")
 for line in open(sys.argv[2]):
