@@ -1,7 +1,9 @@
 package cpu
 
 import (
+	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	"uhno/internal/tensor"
@@ -21,18 +23,19 @@ func (b *Backend) TopKMask(mask, s *tensor.Tensor, k []int) {
 }
 
 // topKInto writes the top-k mask of scores into mask, using scratch (len n)
-// to find the k-th largest value t by sorting a copy: every score above t
-// is kept, then scores equal to t in index order until k are kept. NaN
-// scores sort first (smallest) and are kept only when k exceeds the number
-// of other scores.
+// to find the k-th largest value t, the value a sort of the scores puts at
+// position n-k (found by selection in a copy, in linear time on average;
+// any algorithm finds the same value): every score above t is kept, then
+// scores equal to t in index order until k are kept. NaN scores order
+// first (smallest, as slices.Sort orders them) and are kept only when k
+// exceeds the number of other scores.
 func topKInto(mask, scores []float32, k int, scratch []float32) {
 	clear(mask)
 	if k <= 0 {
 		return
 	}
 	copy(scratch, scores)
-	slices.Sort(scratch)
-	t := scratch[len(scores)-k]
+	t := selectNth(scratch, len(scores)-k)
 	kept := 0
 	if t != t {
 		// k reaches into the NaNs, which sort smallest: keep every number,
@@ -69,6 +72,58 @@ func topKInto(mask, scores []float32, k int, scratch []float32) {
 			kept++
 		}
 	}
+}
+
+// selectNth returns the value at index i of v in slices.Sort's order (NaN
+// before every number), reordering v: Hoare partitions around a median of
+// three, on the side holding i, falling back to sorting the remaining
+// range after 2 log2(n) rounds (so the worst case stays n log n).
+func selectNth(v []float32, i int) float32 {
+	lo, hi := 0, len(v)-1
+	for budget := 2 * bits.Len(uint(len(v))); hi-lo > 16; budget-- {
+		if budget == 0 {
+			slices.Sort(v[lo : hi+1])
+			return v[i]
+		}
+		// Median of three as the pivot value.
+		m := lo + (hi-lo)/2
+		a, b, c := v[lo], v[m], v[hi]
+		if cmp.Less(b, a) {
+			a, b = b, a
+		}
+		if cmp.Less(c, b) {
+			b = c
+			if cmp.Less(b, a) {
+				b = a
+			}
+		}
+		p := b
+		l, r := lo, hi
+		for l <= r {
+			for cmp.Less(v[l], p) {
+				l++
+			}
+			for cmp.Less(p, v[r]) {
+				r--
+			}
+			if l <= r {
+				v[l], v[r] = v[r], v[l]
+				l++
+				r--
+			}
+		}
+		// v[lo..r] <= p <= v[l..hi], and v[r+1..l-1] == p.
+		switch {
+		case i <= r:
+			hi = r
+		case i >= l:
+			lo = l
+		default:
+			return v[i]
+		}
+	}
+	slices.Sort(v[lo : hi+1])
+	return v[i]
 }
 
 // SPARKeep implements tensor.Backend (Eq. spar-rho): per sample,
