@@ -96,12 +96,29 @@ func (g *stGeom) im2col(patch, xb []float32, offs []int32, n int) {
 		for i := 0; i < g.cin; i++ {
 			xi := xb[i*g.sp:][:g.sp]
 			k := s*g.cin + i
-			for pl, off := range o {
-				v := float32(0)
-				if off >= 0 {
-					v = xi[off]
+			// Whole panels through fixed-size views (no index arithmetic
+			// or bounds check per value), then the partial last panel.
+			pb := 0
+			for ; pb+convNR <= n; pb += convNR {
+				src := (*[convNR]int32)(o[pb:])
+				dst := (*[convNR]float32)(patch[(pb/convNR)*panel+k*convNR:])
+				for q, off := range src {
+					v := float32(0)
+					if off >= 0 {
+						v = xi[off]
+					}
+					dst[q] = v
 				}
-				patch[(pl/convNR)*panel+k*convNR+pl%convNR] = v
+			}
+			if pb < n {
+				dst := patch[(pb/convNR)*panel+k*convNR:][:n-pb]
+				for q, off := range o[pb:] {
+					v := float32(0)
+					if off >= 0 {
+						v = xi[off]
+					}
+					dst[q] = v
+				}
 			}
 		}
 	}
