@@ -14,6 +14,12 @@
 //     inference forward through a Counter, then warm-up and timed repeats
 //     on the plain backend, and reports min and median times, FLOPs,
 //     achieved GFLOP/s and the memory high-water mark.
+//   - With Options.OpTimes (`uhno bench --op-times N`, CPU only), Run then
+//     times N more training steps through a Counter with SetTiming on:
+//     each call's wall-clock time is added to its tally (the methods
+//     defer the function add returns), which gives where a step goes,
+//     operation by operation (WriteOpTimes). Kept out of the timed
+//     repeats, whose figures stay free of the two clock reads per call.
 //
 // The backend is a parameter everywhere, so the CUDA backend plugs in
 // without changes here; it reports device memory by implementing

@@ -27,6 +27,14 @@
 // read) beside the data file, its fingerprint, the normalisation
 // statistics, the run control and the precision.
 //
+// An evaluation reads the test split of the run's own data, or, with
+// EvalOptions.TestData (`uhno eval --test-data`), every trajectory of a
+// longer file from the same solver (evaldata.go: checked attribute by
+// attribute and by frame spacing, normalised with the run's statistics);
+// StabilityData plans such a file for Tab. stability where a task's data
+// are too short for 4x the horizon (Burgers), and internal/reproduce
+// makes it.
+//
 // Errors are one line and name the command ("eval: checkpoint ...":
 // AsCommand rewords internal/train's "train: " for eval, ablate and
 // predict). Files other programs read (results.json, ablation.json,
