@@ -35,7 +35,14 @@ func topKInto(mask, scores []float32, k int, scratch []float32) {
 		return
 	}
 	copy(scratch, scores)
-	t := selectNth(scratch, len(scores)-k)
+	keepTopK(mask, scores, k, selectNth(scratch, len(scores)-k))
+}
+
+// keepTopK sets mask (cleared) to ones at the k scores of the top-k rule
+// given the k-th largest value t: every score above t, then scores equal
+// to t in index order until k are kept; with t NaN, every number and then
+// NaNs in index order.
+func keepTopK(mask, scores []float32, k int, t float32) {
 	kept := 0
 	if t != t {
 		// k reaches into the NaNs, which sort smallest: keep every number,

@@ -12,42 +12,8 @@ import (
 func sortTopK(mask, scores []float32, k int) {
 	scratch := slices.Clone(scores)
 	slices.Sort(scratch)
-	t := scratch[len(scores)-k]
 	clear(mask)
-	kept := 0
-	if t != t {
-		for i, v := range scores {
-			if v == v {
-				mask[i] = 1
-				kept++
-			}
-		}
-		for i, v := range scores {
-			if kept == k {
-				break
-			}
-			if v != v {
-				mask[i] = 1
-				kept++
-			}
-		}
-		return
-	}
-	for i, v := range scores {
-		if v > t {
-			mask[i] = 1
-			kept++
-		}
-	}
-	for i, v := range scores {
-		if kept == k {
-			break
-		}
-		if v == t {
-			mask[i] = 1
-			kept++
-		}
-	}
+	keepTopK(mask, scores, k, scratch[len(scores)-k])
 }
 
 // scoreSets are inputs for the selection: distinct values, heavy ties,
