@@ -139,7 +139,7 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 			td.ds.Close()
 			return fmt.Errorf("eval: --test-data: %w", err)
 		}
-		long, err := evalTestData(cfg0, cks[0].rec.Data, testFile, cks[0].rec.Stride, td.stats)
+		long, err := evalTestData(cfg0, td.ds, testFile, cks[0].rec.Stride, td.stats)
 		td.ds.Close()
 		if err != nil {
 			return err

@@ -64,22 +64,18 @@ func StabilityData(cfg config.Config, steps, mult int) (opt datagen.Options, ok 
 }
 
 // evalTestData opens the file at path as the test set of a run of cfg
-// whose data file is runData: every trajectory of the file is a test
+// whose data are run (open, as Eval has them): every trajectory of the file is a test
 // trajectory, normalised with the run's statistics st. The file must
 // hold the run's grid and fields and come from the same solver settings
-// as runData (the attributes of the task's generator, all but
+// as run (the attributes of the task's generator, all but
 // testDataFree) with the same time between frames; the error names the
 // first difference. The caller closes td.ds.
-func evalTestData(cfg config.Config, runData, path string, stride int, st data.Stats) (*taskData, error) {
+func evalTestData(cfg config.Config, run *data.Dataset, path string, stride int, st data.Stats) (*taskData, error) {
+	runData := run.Path()
 	gen, err := datagen.Generator(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("eval: --test-data: %w", err)
 	}
-	run, err := data.Open(runData, data.Options{Stride: stride})
-	if err != nil {
-		return nil, fmt.Errorf("eval: --test-data: %w", err)
-	}
-	defer run.Close()
 	ds, err := data.Open(path, data.Options{Stride: stride})
 	if err != nil {
 		return nil, fmt.Errorf("eval: --test-data: %w", err)

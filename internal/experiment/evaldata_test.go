@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"uhno/internal/data"
 	"uhno/internal/datagen"
 	"uhno/internal/eval"
 )
@@ -56,7 +57,12 @@ func TestEvalTestData(t *testing.T) {
 	if err != nil || rec.Stats == nil {
 		t.Fatalf("the run's record: %v (stats %v)", err, rec.Stats)
 	}
-	td, err := evalTestData(cfg, own, long, 1, *rec.Stats)
+	ownDS, err := data.Open(own, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ownDS.Close()
+	td, err := evalTestData(cfg, ownDS, long, 1, *rec.Stats)
 	if err != nil {
 		t.Fatal(err)
 	}

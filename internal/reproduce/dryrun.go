@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -114,20 +113,15 @@ func counts(p *planned) (n, full int, err error) {
 }
 
 // longData describes the longer test file an evaluation beyond the
-// task's own data needs (experiment.StabilityData), or "".
+// task's own data needs (longDataPlan), or "".
 func longData(runs []*planned, e Eval, dataDir string) string {
-	i := slices.IndexFunc(runs, func(p *planned) bool { return p.Task == e.Task })
-	if e.HorizonMult < 2 || i < 0 {
-		return ""
-	}
-	opt, ok, err := experiment.StabilityData(runs[i].cfg, 0, e.HorizonMult)
+	opt, ok, err := longDataPlan(runs, e, dataDir)
 	if err != nil {
 		return "; no longer test data: " + err.Error()
 	}
 	if !ok {
 		return ""
 	}
-	opt.Dir = dataDir
 	_, _, path, n, err := datagen.Plan(opt)
 	if err != nil {
 		return "; no longer test data: " + err.Error()

@@ -259,21 +259,27 @@ func (o *RunOptions) plan(steps int) (*Grid, []*planned, error) {
 	return grid, runs, nil
 }
 
-// stabilityData makes (or finds) the long test file of e's evaluation
-// when the task's own data are too short for e's horizon
+// longDataPlan is the generator options of the longer test file e's
+// evaluation needs when the task's own data are too short for its horizon
 // (experiment.StabilityData: the same solver and frame spacing, another
-// seed, in the data folder) and returns its path; "" when the task's data
-// suffice.
-func (o *RunOptions) stabilityData(ctx context.Context, runs []*planned, e Eval) (string, error) {
+// seed, in dataDir); ok is false when the task's data suffice.
+func longDataPlan(runs []*planned, e Eval, dataDir string) (opt datagen.Options, ok bool, err error) {
 	i := slices.IndexFunc(runs, func(p *planned) bool { return p.Task == e.Task })
-	if i < 0 {
-		return "", nil
+	if e.HorizonMult < 2 || i < 0 {
+		return datagen.Options{}, false, nil
 	}
-	opt, ok, err := experiment.StabilityData(runs[i].cfg, 0, e.HorizonMult)
+	opt, ok, err = experiment.StabilityData(runs[i].cfg, 0, e.HorizonMult)
+	opt.Dir = dataDir
+	return opt, ok, err
+}
+
+// stabilityData makes (or finds) the long test file of e's evaluation
+// (longDataPlan) and returns its path; "" when the task's data suffice.
+func (o *RunOptions) stabilityData(ctx context.Context, runs []*planned, e Eval) (string, error) {
+	opt, ok, err := longDataPlan(runs, e, o.DataDir)
 	if err != nil || !ok {
 		return "", err
 	}
-	opt.Dir = o.DataDir
 	if !o.Quiet {
 		opt.Progress = o.Err
 	}
