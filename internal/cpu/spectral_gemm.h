@@ -10,5 +10,8 @@ void uhno_spectral_cgemm(long m, long n, long p, const float *g, long ldg,
 void uhno_spectral_rowmix(long P, long Q, long R, long L, const float *a, long au, long ar,
                           int conja, const float *b, long br, long bv, int conjb, float *out,
                           long ou, long ov, const float *scale, int acc, float *scratch);
+int uhno_spectral_rowmix_level(int level, long P, long Q, long R, long L, const float *a, long au, long ar,
+                               int conja, const float *b, long br, long bv, int conjb, float *out, long ou,
+                               long ov, const float *scale, int acc, float *scratch);
 
 #endif

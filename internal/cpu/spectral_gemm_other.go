@@ -23,3 +23,9 @@ func rowmixC(P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, b
 	out []float32, ou, ov int, scale []float32, acc bool, scratch []float32) {
 	rowmixGo(P, Q, R, L, a, au, ar, conja, b, br, bv, conjb, out, ou, ov, scale, acc)
 }
+
+// rowmixLevel has no C levels to run here: it reports false.
+func rowmixLevel(level, P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, br, bv int, conjb bool,
+	out []float32, ou, ov int, scale []float32, acc bool, scratch []float32) bool {
+	return false
+}

@@ -85,6 +85,51 @@ func TestSpectralKernelsC(t *testing.T) {
 	}
 }
 
+// TestRowmixLevels checks that the AVX-512 channel mixing (8 complex lanes
+// a vector, b split into real and imaginary parts when packed) gives the
+// AVX2 kernel's bits exactly: each lane sees the same FMAs in the same
+// order. Shapes cover the 4 x 2 tile and its tails, lane counts that are
+// and are not multiples of 8 (the 1D models' 24, 16 and 8; tails of 1-7),
+// both conjugations and accumulation. Skipped where the CPU lacks AVX-512.
+func TestRowmixLevels(t *testing.T) {
+	if !specHaveC {
+		t.Skip("cgo disabled: only the plain-Go kernels are built")
+	}
+	probe := make([]float32, rowmixScratch(1, 1, 1, 1))
+	one := []float32{1, 0}
+	if !rowmixLevel(2, 1, 1, 1, 1, one, 2, 2, false, one, 2, 2, false, make([]float32, 2), 2, 2, []float32{1}, false, probe) {
+		t.Skip("no AVX-512 on this CPU: level 2 cannot run")
+	}
+	for _, s := range []struct{ P, Q, R, L int }{
+		{1, 1, 1, 1}, {4, 2, 5, 8}, {7, 5, 3, 12}, {32, 8, 64, 24}, {32, 4, 32, 24}, {64, 8, 32, 24},
+		{32, 16, 128, 16}, {128, 16, 32, 16}, {32, 32, 256, 8}, {5, 3, 17, 13}, {6, 1, 2, 3}, {9, 7, 11, 31},
+	} {
+		for _, v := range []struct{ conja, conjb, acc bool }{{false, false, false}, {true, false, true}, {false, true, false}, {true, true, true}} {
+			t.Run(fmt.Sprintf("%dx%dx%d_L%d_%v", s.P, s.Q, s.R, s.L, v), func(t *testing.T) {
+				el := 2*s.L + 2
+				au, ar := (s.R+1)*el, el
+				bv, br := s.R*el, el
+				ou, ov := el, s.P*el
+				a := gradcheck.Random(7, s.P*au)
+				bm := gradcheck.Random(8, s.Q*bv)
+				scale := gradcheck.Random(9, s.L)
+				want := gradcheck.Random(10, s.Q*ov)
+				got := append([]float32(nil), want...)
+				scratch := make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L))
+				if !rowmixLevel(1, s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, want, ou, ov, scale, v.acc, scratch) {
+					t.Fatal("level 1 refused on a CPU with level 2")
+				}
+				rowmixLevel(2, s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, got, ou, ov, scale, v.acc, scratch)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("out[%d]: AVX-512 %.9g, AVX2 %.9g", i, got[i], want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestSpectralConvPortable runs the whole operation, forward and backward,
 // with the C kernels and with the plain-Go ones.
 func TestSpectralConvPortable(t *testing.T) {
