@@ -50,6 +50,30 @@ func (b *Backend) convGemm(c []float32, ldc, m, n int, ap, bp []float32, l int, 
 	convGemmGo(c, ldc, m, n, ap, bp, l, add)
 }
 
+// convGemmRows is convGemm with A (m x l) read in place from its rows,
+// A[r, k] = a[r*lda + k], instead of from packed panels: the C kernels
+// broadcast A's entries straight from the rows, so an operand whose rows
+// are contiguous in k (the weight gradient's dY) needs no packing. The
+// sums are the ones convGemm makes, term for term, so the bits are those
+// of packing A and calling convGemm (TestConvGemmRows). The portable path
+// packs A into pack (convPackedLen(m, l, convMR) floats) and runs
+// convGemmGo.
+func (b *Backend) convGemmRows(c []float32, ldc, m, n int, a []float32, lda int, bp []float32, l int, add bool, pack []float32) {
+	if m == 0 || n == 0 {
+		return
+	}
+	np := (n + convNR - 1) / convNR
+	if len(a) < (m-1)*lda+l || lda < l || len(bp) < np*l*convNR || len(c) < (m-1)*ldc+n || ldc < n {
+		panic("cpu: convGemmRows: operand does not fit its slice")
+	}
+	if convHaveC && !b.rs.forceGo && l > 0 {
+		convGemmRowsCLevel(-1, c, ldc, m, n, a, lda, bp, l, add)
+		return
+	}
+	convPackA(pack, a, m, l, lda, 1)
+	convGemmGo(c, ldc, m, n, pack, bp, l, add)
+}
+
 // convGemmBias computes C = A B + bias[r] on row r (bias nil: C = A B).
 // The C kernel adds the bias as it stores the block; the portable path
 // fills C with the bias and adds the product, the same rounding

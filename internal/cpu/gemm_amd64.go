@@ -18,6 +18,18 @@ func convGemmC(c []float32, ldc, m, n int, ap, bp []float32, l int, add bool, bi
 	convGemmCLevel(-1, c, ldc, m, n, ap, bp, l, add, bias)
 }
 
+// convGemmRowsCLevel is convGemmCLevel with A read in place, A[r, k] =
+// a[r*lda + k] (uhno_conv_gemm_rows_level; level -1 the widest supported);
+// the caller has checked that every operand fits its slice.
+func convGemmRowsCLevel(level int, c []float32, ldc, m, n int, a []float32, lda int, bp []float32, l int, add bool) bool {
+	ad := C.int(0)
+	if add {
+		ad = 1
+	}
+	return C.uhno_conv_gemm_rows_level(C.int(level), (*C.float)(unsafe.Pointer(&c[0])), C.long(ldc), C.long(m), C.long(n),
+		(*C.float)(unsafe.Pointer(&a[0])), C.long(lda), (*C.float)(unsafe.Pointer(&bp[0])), C.long(l), ad) == 0
+}
+
 // packAC is convPackA in C (uhno_pack_a).
 func packAC(dst, src []float32, m, l, rs, ks int) {
 	C.uhno_pack_a((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&src[0])), C.long(m), C.long(l), C.long(rs), C.long(ks))

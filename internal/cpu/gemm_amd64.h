@@ -15,6 +15,10 @@ void uhno_conv_gemm(float *c, long ldc, long m, long n, const float *ap, const f
 // Returns -1 (and does nothing) if the CPU lacks that level, else 0.
 int uhno_conv_gemm_level(int level, float *c, long ldc, long m, long n, const float *ap, const float *bp, long l, int add, const float *bias);
 
+// The same (level -1: the widest the CPU has) with A read in place, not
+// packed: A[r, k] = a[r*lda + k], lda > 0 (convGemmRows); no bias.
+int uhno_conv_gemm_rows_level(int level, float *c, long ldc, long m, long n, const float *a, long lda, const float *bp, long l, int add);
+
 // Packs B (l x n, row k at src + k*ks) into panels of 16 columns (convPackB).
 void uhno_pack_b(float *dst, const float *src, long l, long n, long ks);
 

@@ -14,6 +14,10 @@ func convGemmCLevel(level int, c []float32, ldc, m, n int, ap, bp []float32, l i
 	return false
 }
 
+func convGemmRowsCLevel(level int, c []float32, ldc, m, n int, a []float32, lda int, bp []float32, l int, add bool) bool {
+	return false
+}
+
 func packBC(dst, src []float32, l, n, ks int) { panic("cpu: packBC: no C kernel in this build") }
 
 func packAC(dst, src []float32, m, l, rs, ks int) { panic("cpu: packAC: no C kernel in this build") }

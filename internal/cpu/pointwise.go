@@ -132,9 +132,11 @@ func pointwiseSplit(cout, cin, threads int) (blocks, units, unit int, byRows boo
 // nb-1 in that order with the GEMM adding each product to dW as it stores
 // it (beta = 1). The work is split over blocks of dW, each running all
 // samples in order, so every entry's arithmetic is the same for any split
-// and thread count. Splitting dW's rows repacks X_b (Cin x S) in every
-// block, splitting its columns repacks dY_b (Cout x S), so the split is
-// along the larger dimension.
+// and thread count. dY_b is not packed: the GEMM reads its rows in place
+// (convGemmRows). Each block packs the columns of X_b^T it needs itself:
+// splitting dW's rows repacks the whole of X_b in every block, which
+// costs less on this project's machine than sharing one packed copy
+// between the cores (measured: docs/PERFORMANCE.md).
 func (b *Backend) pointwiseWeightGradInPlace(DW, DY, X []float32, cout, cin, sp, nb int) {
 	blocks, units, unit, byRows := pointwiseSplit(cout, cin, b.threads)
 	b.parallel(blocks, 1, func(lo, hi int) {
@@ -150,12 +152,11 @@ func (b *Backend) pointwiseWeightGradInPlace(DW, DY, X []float32, cout, cin, sp,
 				c0, c1 = u0*unit, min(u1*unit, cin)
 			}
 			m, n := r1-r0, c1-c0
-			dya := s.floats(rsSlotDYA, convPackedLen(m, sp, convMR))
+			pack := s.floats(rsSlotDYA, convPackedLen(m, sp, convMR)) // the portable path's packed dY
 			xt := s.floats(rsSlotDYB, convPackedLen(n, sp, convNR))
 			for bi := 0; bi < nb; bi++ {
-				b.packA(dya, DY[(bi*cout+r0)*sp:], m, sp, sp, 1)
 				b.packBTransposed(xt, X[(bi*cin+c0)*sp:], sp, n, sp)
-				b.convGemm(DW[r0*cin+c0:], cin, m, n, dya, xt, sp, true)
+				b.convGemmRows(DW[r0*cin+c0:], cin, m, n, DY[(bi*cout+r0)*sp:], sp, xt, sp, true, pack)
 			}
 		}
 	})
@@ -173,10 +174,9 @@ func (b *Backend) pointwiseWeightGradParts(DW, DY, X []float32, cout, cin, sp, n
 		defer b.putScratch(s)
 		for bi := lo; bi < hi; bi++ {
 			dya := s.floats(rsSlotDYA, convPackedLen(cout, sp, convMR))
-			b.packA(dya, DY[bi*cout*sp:], cout, sp, sp, 1)
 			xt := s.floats(rsSlotDYB, convPackedLen(cin, sp, convNR))
 			b.packBTransposed(xt, X[bi*cin*sp:], sp, cin, sp)
-			b.convGemm(parts[bi*cout*cin:], cin, cout, cin, dya, xt, sp, false)
+			b.convGemmRows(parts[bi*cout*cin:], cin, cout, cin, DY[bi*cout*sp:], sp, xt, sp, false, dya)
 		}
 	})
 	// The sum over samples, in sample order for every entry, split over

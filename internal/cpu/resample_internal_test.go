@@ -8,6 +8,54 @@ import (
 	"uhno/internal/tensor"
 )
 
+// TestConvGemmRows checks that reading A in place from its rows gives,
+// bit for bit, what packing A into panels and running the same kernel
+// gives: at every C level the CPU has and on the portable path (through
+// convGemmRows with forceGo), with partial panels both ways, a row stride
+// wider than the rows, and store and add modes.
+func TestConvGemmRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	fill := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.NormFloat64())
+		}
+		return s
+	}
+	for _, c := range []struct{ m, n, l, lda int }{
+		{1, 1, 1, 1}, {6, 16, 5, 5}, {7, 17, 3, 8}, {13, 40, 33, 33}, {32, 32, 128, 128}, {5, 3, 2, 9}, {128, 96, 16, 20},
+	} {
+		a, bm := fill((c.m-1)*c.lda+c.l), fill(c.l*c.n)
+		ap := make([]float32, convPackedLen(c.m, c.l, convMR))
+		bp := make([]float32, convPackedLen(c.n, c.l, convNR))
+		convPackA(ap, a, c.m, c.l, c.lda, 1)
+		convPackB(bp, bm, c.l, c.n, c.n)
+		const ldc = 140
+		c0 := fill(c.m * ldc)
+		for _, add := range []bool{false, true} {
+			for lv := -1; lv <= 2; lv++ {
+				want, got := append([]float32(nil), c0...), append([]float32(nil), c0...)
+				if lv < 0 {
+					convGemmGo(want, ldc, c.m, c.n, ap, bp, c.l, add)
+					b := New(1)
+					b.rs.forceGo = true
+					b.convGemmRows(got, ldc, c.m, c.n, a, c.lda, bp, c.l, add, make([]float32, len(ap)))
+				} else {
+					if !convGemmCLevel(lv, want, ldc, c.m, c.n, ap, bp, c.l, add, nil) {
+						continue // not built, or not supported by this CPU
+					}
+					convGemmRowsCLevel(lv, got, ldc, c.m, c.n, a, c.lda, bp, c.l, add)
+				}
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%+v add=%v level %d: C[%d] = %g from the rows, %g packed", c, add, lv, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestConvGemm compares every kernel (the portable Go one, and each C
 // level the CPU supports) with a float64 product of the unpacked matrices,
 // on sizes that leave partial panels in both directions, in store and add
