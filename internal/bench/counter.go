@@ -29,6 +29,9 @@ type OpCount struct {
 	// FFTs (SpectralConv only).
 	FLOPs int64 `json:"flops"`
 	FFT   int64 `json:"fft_flops,omitempty"`
+	// Bytes is the memory traffic the calls must make at least (see
+	// rd, wr and acc): the numerator of GB/s.
+	Bytes int64 `json:"bytes"`
 	// NS is the wall-clock time of the calls in nanoseconds, when the
 	// Counter timed them (SetTiming); 0 otherwise.
 	NS int64 `json:"ns,omitempty"`
@@ -55,9 +58,9 @@ type Counter struct {
 type opKey struct{ phase, op string }
 
 type tally struct {
-	calls      int64
-	flops, fft float64
-	ns         int64
+	calls             int64
+	flops, fft, bytes float64
+	ns                int64
 }
 
 var _ tensor.Backend = (*Counter)(nil)
@@ -92,7 +95,7 @@ func (c *Counter) Counts() []OpCount {
 	out := make([]OpCount, 0, len(c.counts))
 	for k, t := range c.counts {
 		out = append(out, OpCount{Phase: k.phase, Op: k.op, Calls: t.calls,
-			FLOPs: int64(math.Round(t.flops)), FFT: int64(math.Round(t.fft)), NS: t.ns})
+			FLOPs: int64(math.Round(t.flops)), FFT: int64(math.Round(t.fft)), Bytes: int64(math.Round(t.bytes)), NS: t.ns})
 	}
 	slices.SortFunc(out, func(a, b OpCount) int {
 		if r := cmp.Compare(phaseRank(a.Phase), phaseRank(b.Phase)); r != 0 {
@@ -130,11 +133,12 @@ func Total(counts []OpCount, phases ...string) int64 {
 	return n
 }
 
-// add records one call of op with its FLOPs and the FFT part of them,
+// add records one call of op with its FLOPs, the FFT part of them and
+// its bytes,
 // and returns the function that ends the call: every method defers it
 // around its call of Inner, so that with SetTiming on it adds the call's
 // wall-clock time.
-func (c *Counter) add(op string, flops, fft float64) func() {
+func (c *Counter) add(op string, flops, fft, bytes float64) func() {
 	c.mu.Lock()
 	k := opKey{c.phase, op}
 	t := c.counts[k]
@@ -145,6 +149,7 @@ func (c *Counter) add(op string, flops, fft float64) func() {
 	t.calls++
 	t.flops += flops
 	t.fft += fft
+	t.bytes += bytes
 	timed := c.timed
 	c.mu.Unlock()
 	if !timed {
@@ -190,108 +195,153 @@ func flag(t *tensor.Tensor) float64 {
 	return 1
 }
 
+// The byte counts behind GB/s (docs/DECISIONS.md, D-op-bytes): the least
+// traffic an operation must make, 4 bytes per float32 element: every
+// tensor it is given to read, once (rd); every tensor it writes, once
+// (wr); every tensor it accumulates into (+=), read and written (acc).
+// Re-reads, scratch buffers and what the caches absorb are not counted,
+// so the GB/s they give is a lower bound on what the memory system
+// delivered, comparable with the copy ceiling of a streaming kernel.
+
+// rd is the bytes of reading each tensor once (nil tensors: none).
+func rd(ts ...*tensor.Tensor) float64 {
+	var n float64
+	for _, t := range ts {
+		n += numel(t)
+	}
+	return 4 * n
+}
+
+// wr is the bytes of writing each tensor once.
+func wr(ts ...*tensor.Tensor) float64 { return rd(ts...) }
+
+// acc is the bytes of accumulating into each tensor: read and write.
+func acc(ts ...*tensor.Tensor) float64 { return 2 * rd(ts...) }
+
+// slen is the bytes of a storage (0 for nil).
+func slen(s tensor.Storage) float64 {
+	if s == nil {
+		return 0
+	}
+	return 4 * float64(s.Len())
+}
+
+// channelCopyBytes is ChannelCopy's traffic: the n channels of src read
+// and written into dst, dst's slab also read when accumulating.
+func channelCopyBytes(src *tensor.Tensor, n int, accumulate bool) float64 {
+	slab := 4 * float64(src.Batch()*n*src.SpatialSize())
+	if accumulate {
+		return 3 * slab
+	}
+	return 2 * slab
+}
+
+// adamWBytes is AdamW's traffic per parameter: p, m and v read and
+// written, g read.
+const adamWBytes = 28
+
 // Name implements tensor.Backend: the inner backend's name.
 func (c *Counter) Name() string { return c.inner.Name() }
 
 // Alloc implements tensor.Backend (no FLOPs).
 func (c *Counter) Alloc(n int) tensor.Storage {
-	defer c.add("Alloc", 0, 0)()
+	defer c.add("Alloc", 0, 0, 0)()
 	return c.inner.Alloc(n)
 }
 
 // Free implements tensor.Backend (no FLOPs).
 func (c *Counter) Free(s tensor.Storage) {
-	defer c.add("Free", 0, 0)()
+	defer c.add("Free", 0, 0, 0)()
 	c.inner.Free(s)
 }
 
 // View implements tensor.Backend (no FLOPs).
 func (c *Counter) View(s tensor.Storage, off, n int) tensor.Storage {
-	defer c.add("View", 0, 0)()
+	defer c.add("View", 0, 0, 0)()
 	return c.inner.View(s, off, n)
 }
 
 // Upload implements tensor.Backend (no FLOPs).
 func (c *Counter) Upload(dst tensor.Storage, src []float32) {
-	defer c.add("Upload", 0, 0)()
+	defer c.add("Upload", 0, 0, slen(dst))()
 	c.inner.Upload(dst, src)
 }
 
 // Download implements tensor.Backend (no FLOPs).
 func (c *Counter) Download(dst []float32, src tensor.Storage) {
-	defer c.add("Download", 0, 0)()
+	defer c.add("Download", 0, 0, slen(src))()
 	c.inner.Download(dst, src)
 }
 
 // Zero implements tensor.Backend (no FLOPs).
 func (c *Counter) Zero(s tensor.Storage) {
-	defer c.add("Zero", 0, 0)()
+	defer c.add("Zero", 0, 0, slen(s))()
 	c.inner.Zero(s)
 }
 
 // Copy implements tensor.Backend (no FLOPs).
 func (c *Counter) Copy(dst, src tensor.Storage) {
-	defer c.add("Copy", 0, 0)()
+	defer c.add("Copy", 0, 0, slen(dst)+slen(src))()
 	c.inner.Copy(dst, src)
 }
 
 // Add implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Add(y, a, b *tensor.Tensor) {
-	defer c.add("Add", numel(y), 0)()
+	defer c.add("Add", numel(y), 0, wr(y)+rd(a, b))()
 	c.inner.Add(y, a, b)
 }
 
 // Sub implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Sub(y, a, b *tensor.Tensor) {
-	defer c.add("Sub", numel(y), 0)()
+	defer c.add("Sub", numel(y), 0, wr(y)+rd(a, b))()
 	c.inner.Sub(y, a, b)
 }
 
 // Mul implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Mul(y, a, b *tensor.Tensor) {
-	defer c.add("Mul", numel(y), 0)()
+	defer c.add("Mul", numel(y), 0, wr(y)+rd(a, b))()
 	c.inner.Mul(y, a, b)
 }
 
 // Scale implements tensor.Backend: 1 FLOP per element.
 func (c *Counter) Scale(y, x *tensor.Tensor, s float32) {
-	defer c.add("Scale", numel(y), 0)()
+	defer c.add("Scale", numel(y), 0, wr(y)+rd(x))()
 	c.inner.Scale(y, x, s)
 }
 
 // AddScaled implements tensor.Backend: 2 FLOPs per element.
 func (c *Counter) AddScaled(y, x *tensor.Tensor, s float32) {
-	defer c.add("AddScaled", 2*numel(y), 0)()
+	defer c.add("AddScaled", 2*numel(y), 0, acc(y)+rd(x))()
 	c.inner.AddScaled(y, x, s)
 }
 
 // MulAcc implements tensor.Backend: 2 FLOPs per element.
 func (c *Counter) MulAcc(y, a, b *tensor.Tensor) {
-	defer c.add("MulAcc", 2*numel(y), 0)()
+	defer c.add("MulAcc", 2*numel(y), 0, acc(y)+rd(a, b))()
 	c.inner.MulAcc(y, a, b)
 }
 
 // GELU implements tensor.Backend: geluFwd per element.
 func (c *Counter) GELU(y, x *tensor.Tensor) {
-	defer c.add("GELU", geluFwd*numel(y), 0)()
+	defer c.add("GELU", geluFwd*numel(y), 0, wr(y)+rd(x))()
 	c.inner.GELU(y, x)
 }
 
 // GELUBackward implements tensor.Backend: geluBwd per element of dx.
 func (c *Counter) GELUBackward(dx, dy, x *tensor.Tensor) {
-	defer c.add("GELUBackward", geluBwd*numel(dx), 0)()
+	defer c.add("GELUBackward", geluBwd*numel(dx), 0, acc(dx)+rd(dy, x))()
 	c.inner.GELUBackward(dx, dy, x)
 }
 
 // Sigmoid implements tensor.Backend: sigmoidFwd per element.
 func (c *Counter) Sigmoid(y, x *tensor.Tensor) {
-	defer c.add("Sigmoid", sigmoidFwd*numel(y), 0)()
+	defer c.add("Sigmoid", sigmoidFwd*numel(y), 0, wr(y)+rd(x))()
 	c.inner.Sigmoid(y, x)
 }
 
 // SigmoidBackward implements tensor.Backend: sigmoidBwd per element of dx.
 func (c *Counter) SigmoidBackward(dx, dy, y *tensor.Tensor) {
-	defer c.add("SigmoidBackward", sigmoidBwd*numel(dx), 0)()
+	defer c.add("SigmoidBackward", sigmoidBwd*numel(dx), 0, acc(dx)+rd(dy, y))()
 	c.inner.SigmoidBackward(dx, dy, y)
 }
 
@@ -299,7 +349,7 @@ func (c *Counter) SigmoidBackward(dx, dy, y *tensor.Tensor) {
 // the bias.
 func (c *Counter) Pointwise(y, x, w, bias *tensor.Tensor) {
 	cin := float64(x.Channels())
-	defer c.add("Pointwise", 2*cin*numel(y)+flag(bias)*numel(y), 0)()
+	defer c.add("Pointwise", 2*cin*numel(y)+flag(bias)*numel(y), 0, wr(y)+rd(x, w, bias))()
 	c.inner.Pointwise(y, x, w, bias)
 }
 
@@ -308,7 +358,7 @@ func (c *Counter) Pointwise(y, x, w, bias *tensor.Tensor) {
 func (c *Counter) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	cin := float64(x.Channels())
 	gemm := 2 * cin * numel(dy)
-	defer c.add("PointwiseBackward", flag(dx)*gemm+flag(dw)*gemm+flag(dbias)*numel(dy), 0)()
+	defer c.add("PointwiseBackward", flag(dx)*gemm+flag(dw)*gemm+flag(dbias)*numel(dy), 0, acc(dx, dw, dbias)+rd(dy, x, w))()
 	c.inner.PointwiseBackward(dx, dw, dbias, dy, x, w)
 }
 
@@ -320,7 +370,7 @@ func convTaps(d int) float64 { return math.Pow(3, float64(d)) }
 // B Cout N_out for the bias.
 func (c *Counter) ConvDown(y, x, w, bias *tensor.Tensor) {
 	cin := float64(x.Channels())
-	defer c.add("ConvDown", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)()
+	defer c.add("ConvDown", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0, wr(y)+rd(x, w, bias))()
 	c.inner.ConvDown(y, x, w, bias)
 }
 
@@ -328,7 +378,7 @@ func (c *Counter) ConvDown(y, x, w, bias *tensor.Tensor) {
 // each of dx and dw, B Cout N_out for dbias.
 func (c *Counter) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	conv := 2 * float64(x.Channels()) * convTaps(x.Dims()) * numel(dy)
-	defer c.add("ConvDownBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)()
+	defer c.add("ConvDownBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0, acc(dx, dw, dbias)+rd(dy, x, w))()
 	c.inner.ConvDownBackward(dx, dw, dbias, dy, x, w)
 }
 
@@ -336,7 +386,7 @@ func (c *Counter) ConvDownBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 // the bias.
 func (c *Counter) Conv3(y, x, w, bias *tensor.Tensor) {
 	cin := float64(x.Channels())
-	defer c.add("Conv3", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)()
+	defer c.add("Conv3", 2*cin*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0, wr(y)+rd(x, w, bias))()
 	c.inner.Conv3(y, x, w, bias)
 }
 
@@ -344,20 +394,20 @@ func (c *Counter) Conv3(y, x, w, bias *tensor.Tensor) {
 // dx and dw, B Cout N for dbias.
 func (c *Counter) Conv3Backward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	conv := 2 * float64(x.Channels()) * convTaps(x.Dims()) * numel(dy)
-	defer c.add("Conv3Backward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)()
+	defer c.add("Conv3Backward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0, acc(dx, dw, dbias)+rd(dy, x, w))()
 	c.inner.Conv3Backward(dx, dw, dbias, dy, x, w)
 }
 
 // ReLU implements tensor.Backend: one comparison per element.
 func (c *Counter) ReLU(y, x *tensor.Tensor) {
-	defer c.add("ReLU", numel(y), 0)()
+	defer c.add("ReLU", numel(y), 0, wr(y)+rd(x))()
 	c.inner.ReLU(y, x)
 }
 
 // ReLUBackward implements tensor.Backend: one comparison and one add per
 // element of dx.
 func (c *Counter) ReLUBackward(dx, dy, x *tensor.Tensor) {
-	defer c.add("ReLUBackward", 2*numel(dx), 0)()
+	defer c.add("ReLUBackward", 2*numel(dx), 0, acc(dx)+rd(dy, x))()
 	c.inner.ReLUBackward(dx, dy, x)
 }
 
@@ -380,21 +430,21 @@ func bandFLOPs(planes int, from, to []int) float64 {
 
 // BandResample implements tensor.Backend: see bandFLOPs.
 func (c *Counter) BandResample(y, x *tensor.Tensor) {
-	defer c.add("BandResample", bandFLOPs(x.Batch()*x.Channels(), x.Spatial(), y.Spatial()), 0)()
+	defer c.add("BandResample", bandFLOPs(x.Batch()*x.Channels(), x.Spatial(), y.Spatial()), 0, wr(y)+rd(x))()
 	c.inner.BandResample(y, x)
 }
 
 // BandResampleBackward implements tensor.Backend: the transposed passes,
 // from dy's sizes to dx's.
 func (c *Counter) BandResampleBackward(dx, dy *tensor.Tensor) {
-	defer c.add("BandResampleBackward", flag(dx)*bandFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), dx.Spatial()), 0)()
+	defer c.add("BandResampleBackward", flag(dx)*bandFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), dx.Spatial()), 0, acc(dx)+rd(dy))()
 	c.inner.BandResampleBackward(dx, dy)
 }
 
 // DepthwiseConv implements tensor.Backend: 2 B C 3^d N (one multiply-add
 // per tap and output point), plus B C N for the bias.
 func (c *Counter) DepthwiseConv(y, x, w, bias *tensor.Tensor) {
-	defer c.add("DepthwiseConv", 2*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0)()
+	defer c.add("DepthwiseConv", 2*convTaps(x.Dims())*numel(y)+flag(bias)*numel(y), 0, wr(y)+rd(x, w, bias))()
 	c.inner.DepthwiseConv(y, x, w, bias)
 }
 
@@ -402,7 +452,7 @@ func (c *Counter) DepthwiseConv(y, x, w, bias *tensor.Tensor) {
 // of dx and dw, B C N for dbias.
 func (c *Counter) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	conv := 2 * convTaps(x.Dims()) * numel(dy)
-	defer c.add("DepthwiseConvBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0)()
+	defer c.add("DepthwiseConvBackward", flag(dx)*conv+flag(dw)*conv+flag(dbias)*numel(dy), 0, acc(dx, dw, dbias)+rd(dy, x, w))()
 	c.inner.DepthwiseConvBackward(dx, dw, dbias, dy, x, w)
 }
 
@@ -411,7 +461,7 @@ func (c *Counter) DepthwiseConvBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) 
 // non-periodic grid are counted too), plus B Cout N for the mean.
 func (c *Counter) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	s := float64(len(offsets) / x.Dims())
-	defer c.add("StencilMessage", 2*s*float64(x.Channels())*numel(y)+numel(y), 0)()
+	defer c.add("StencilMessage", 2*s*float64(x.Channels())*numel(y)+numel(y), 0, wr(y)+rd(x, k))()
 	c.inner.StencilMessage(y, x, k, offsets, periodic)
 }
 
@@ -420,7 +470,7 @@ func (c *Counter) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic
 func (c *Counter) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	s := float64(len(offsets) / x.Dims())
 	m := 2 * s * float64(x.Channels()) * numel(dy)
-	defer c.add("StencilMessageBackward", flag(dx)*m+flag(dk)*m+numel(dy), 0)()
+	defer c.add("StencilMessageBackward", flag(dx)*m+flag(dk)*m+numel(dy), 0, acc(dx, dk)+rd(dy, x, k))()
 	c.inner.StencilMessageBackward(dx, dk, dy, x, k, offsets, periodic)
 }
 
@@ -442,20 +492,20 @@ func waveletFLOPs(planes int, sp []int, levels int) float64 {
 
 // Wavelet implements tensor.Backend: see waveletFLOPs.
 func (c *Counter) Wavelet(y, x *tensor.Tensor, levels int, inverse bool) {
-	defer c.add("Wavelet", waveletFLOPs(x.Batch()*x.Channels(), x.Spatial(), levels), 0)()
+	defer c.add("Wavelet", waveletFLOPs(x.Batch()*x.Channels(), x.Spatial(), levels), 0, wr(y)+rd(x))()
 	c.inner.Wavelet(y, x, levels, inverse)
 }
 
 // WaveletBackward implements tensor.Backend: one transform, plus B C N
 // for the accumulation.
 func (c *Counter) WaveletBackward(dx, dy *tensor.Tensor, levels int, inverse bool) {
-	defer c.add("WaveletBackward", flag(dx)*(waveletFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), levels)+numel(dy)), 0)()
+	defer c.add("WaveletBackward", flag(dx)*(waveletFLOPs(dy.Batch()*dy.Channels(), dy.Spatial(), levels)+numel(dy)), 0, acc(dx)+rd(dy))()
 	c.inner.WaveletBackward(dx, dy, levels, inverse)
 }
 
 // WaveletMix implements tensor.Backend: 2 B Cin Cout M^d.
 func (c *Counter) WaveletMix(y, x, w *tensor.Tensor) {
-	defer c.add("WaveletMix", 2*float64(x.Batch())*numel(w), 0)()
+	defer c.add("WaveletMix", 2*float64(x.Batch())*numel(w), 0, wr(y)+rd(x, w))()
 	c.inner.WaveletMix(y, x, w)
 }
 
@@ -463,13 +513,13 @@ func (c *Counter) WaveletMix(y, x, w *tensor.Tensor) {
 // of dx and dw.
 func (c *Counter) WaveletMixBackward(dx, dw, dy, x, w *tensor.Tensor) {
 	mix := 2 * float64(x.Batch()) * numel(w)
-	defer c.add("WaveletMixBackward", flag(dx)*mix+flag(dw)*mix, 0)()
+	defer c.add("WaveletMixBackward", flag(dx)*mix+flag(dw)*mix, 0, acc(dx, dw)+rd(dy, x, w))()
 	c.inner.WaveletMixBackward(dx, dw, dy, x, w)
 }
 
 // Upsample2x implements tensor.Backend: see upsampleFLOPs.
 func (c *Counter) Upsample2x(y, x *tensor.Tensor, periodic bool) {
-	defer c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0)()
+	defer c.add("Upsample2x", upsampleFLOPs(x.Batch()*x.Channels(), x.SpatialSize(), x.Dims()), 0, wr(y)+rd(x))()
 	c.inner.Upsample2x(y, x, periodic)
 }
 
@@ -479,14 +529,14 @@ func (c *Counter) Upsample2xBackward(dx, dy *tensor.Tensor, periodic bool) {
 	if dx != nil {
 		f = upsampleFLOPs(dx.Batch()*dx.Channels(), dx.SpatialSize(), dx.Dims())
 	}
-	defer c.add("Upsample2xBackward", f, 0)()
+	defer c.add("Upsample2xBackward", f, 0, acc(dx)+rd(dy))()
 	c.inner.Upsample2xBackward(dx, dy, periodic)
 }
 
 // SpectralConv implements tensor.Backend: see spectralFLOPs.
 func (c *Counter) SpectralConv(y, x, w *tensor.Tensor, k0 int, modes []int) {
 	f, fft := spectralFLOPs(x.Batch(), x.Channels(), y.Channels(), x.Spatial(), k0, len(modes))
-	defer c.add("SpectralConv", f, fft)()
+	defer c.add("SpectralConv", f, fft, wr(y)+rd(x, w))()
 	c.inner.SpectralConv(y, x, w, k0, modes)
 }
 
@@ -494,14 +544,14 @@ func (c *Counter) SpectralConv(y, x, w *tensor.Tensor, k0 int, modes []int) {
 // spectralBackwardFLOPs.
 func (c *Counter) SpectralConvBackward(dx, dw, dy, x, w *tensor.Tensor, k0 int, modes []int) {
 	f, fft := spectralBackwardFLOPs(x.Batch(), x.Channels(), dy.Channels(), x.Spatial(), k0, len(modes), dx != nil, dw != nil)
-	defer c.add("SpectralConvBackward", f, fft)()
+	defer c.add("SpectralConvBackward", f, fft, acc(dx, dw)+rd(dy, x, w))()
 	c.inner.SpectralConvBackward(dx, dw, dy, x, w, k0, modes)
 }
 
 // LowRankSpectralConv implements tensor.Backend: see lowRankFLOPs.
 func (c *Counter) LowRankSpectralConv(y, x, u, v *tensor.Tensor, k0 int) {
 	f, fft := lowRankFLOPs(x.Batch(), x.Channels(), u.Shape[2], y.Channels(), x.Spatial(), k0)
-	defer c.add("LowRankSpectralConv", f, fft)()
+	defer c.add("LowRankSpectralConv", f, fft, wr(y)+rd(x, u, v))()
 	c.inner.LowRankSpectralConv(y, x, u, v, k0)
 }
 
@@ -509,7 +559,7 @@ func (c *Counter) LowRankSpectralConv(y, x, u, v *tensor.Tensor, k0 int) {
 // lowRankBackwardFLOPs.
 func (c *Counter) LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v *tensor.Tensor, k0 int) {
 	f, fft := lowRankBackwardFLOPs(x.Batch(), x.Channels(), u.Shape[2], dy.Channels(), x.Spatial(), k0, dx != nil, du != nil, dv != nil)
-	defer c.add("LowRankSpectralConvBackward", f, fft)()
+	defer c.add("LowRankSpectralConvBackward", f, fft, acc(dx, du, dv)+rd(dy, x, u, v))()
 	c.inner.LowRankSpectralConvBackward(dx, du, dv, dy, x, u, v, k0)
 }
 
@@ -521,7 +571,7 @@ func (c *Counter) taps(x, logSigma *tensor.Tensor, opt tensor.GaussOpts) float64
 
 // GaussianConv implements tensor.Backend: see gaussFLOPs.
 func (c *Counter) GaussianConv(y, x, logSigma *tensor.Tensor, opt tensor.GaussOpts) {
-	defer c.add("GaussianConv", gaussFLOPs(x.Batch(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt)), 0)()
+	defer c.add("GaussianConv", gaussFLOPs(x.Batch(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt)), 0, wr(y)+rd(x, logSigma))()
 	c.inner.GaussianConv(y, x, logSigma, opt)
 }
 
@@ -531,7 +581,7 @@ func (c *Counter) GaussianConvBackward(dx, dlogSigma, dy, x, logSigma *tensor.Te
 	if dx != nil || dlogSigma != nil {
 		f = gaussBackwardFLOPs(x.Batch(), x.Channels(), x.SpatialSize(), x.Dims(), c.taps(x, logSigma, opt), dx != nil, dlogSigma != nil)
 	}
-	defer c.add("GaussianConvBackward", f, 0)()
+	defer c.add("GaussianConvBackward", f, 0, acc(dx, dlogSigma)+rd(dy, x, logSigma))()
 	c.inner.GaussianConvBackward(dx, dlogSigma, dy, x, logSigma, opt)
 }
 
@@ -542,38 +592,38 @@ func (c *Counter) ChannelCopy(dst *tensor.Tensor, dstFrom int, src *tensor.Tenso
 	if accumulate {
 		f = float64(dst.Batch() * n * dst.SpatialSize())
 	}
-	defer c.add("ChannelCopy", f, 0)()
+	defer c.add("ChannelCopy", f, 0, channelCopyBytes(src, n, accumulate))()
 	c.inner.ChannelCopy(dst, dstFrom, src, srcFrom, n, accumulate)
 }
 
 // MeanStd implements tensor.Backend: meanStdFwd per element of x.
 func (c *Counter) MeanStd(mean, std, x *tensor.Tensor) {
-	defer c.add("MeanStd", meanStdFwd*numel(x), 0)()
+	defer c.add("MeanStd", meanStdFwd*numel(x), 0, wr(mean, std)+rd(x))()
 	c.inner.MeanStd(mean, std, x)
 }
 
 // MeanStdBackward implements tensor.Backend: meanStdBwd per element of dx.
 func (c *Counter) MeanStdBackward(dx, dmean, dstd, x, mean, std *tensor.Tensor) {
-	defer c.add("MeanStdBackward", meanStdBwd*numel(dx), 0)()
+	defer c.add("MeanStdBackward", meanStdBwd*numel(dx), 0, acc(dx)+rd(dmean, dstd, x, mean, std))()
 	c.inner.MeanStdBackward(dx, dmean, dstd, x, mean, std)
 }
 
 // TopKMask implements tensor.Backend: comparisons only, 0 FLOPs.
 func (c *Counter) TopKMask(mask, s *tensor.Tensor, k []int) {
-	defer c.add("TopKMask", 0, 0)()
+	defer c.add("TopKMask", 0, 0, wr(mask)+rd(s))()
 	c.inner.TopKMask(mask, s, k)
 }
 
 // SPARKeep implements tensor.Backend: the contrast statistics, sparKeepFwd
 // per point (the keep-ratio is O(B), the top-k selection comparisons).
 func (c *Counter) SPARKeep(hard, stats, s *tensor.Tensor, p tensor.SPARParams) {
-	defer c.add("SPARKeep", sparKeepFwd*numel(s), 0)()
+	defer c.add("SPARKeep", sparKeepFwd*numel(s), 0, wr(hard, stats)+rd(s))()
 	c.inner.SPARKeep(hard, stats, s, p)
 }
 
 // SPARRoute implements tensor.Backend: routeFwd per element of r.
 func (c *Counter) SPARRoute(r, zF, zG, hard *tensor.Tensor) {
-	defer c.add("SPARRoute", routeFwd*numel(r), 0)()
+	defer c.add("SPARRoute", routeFwd*numel(r), 0, wr(r)+rd(zF, zG, hard))()
 	c.inner.SPARRoute(r, zF, zG, hard)
 }
 
@@ -585,37 +635,37 @@ func (c *Counter) SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s *tensor.Te
 	if ds != nil {
 		f += routeDsElem*numel(dr) + routeDsPix*numel(ds)
 	}
-	defer c.add("SPARRouteBackward", f, 0)()
+	defer c.add("SPARRouteBackward", f, 0, acc(dzF, dzG, ds)+rd(dr, zF, zG, hard, s))()
 	c.inner.SPARRouteBackward(dzF, dzG, ds, dr, zF, zG, hard, s, temperature, centre)
 }
 
 // MSE implements tensor.Backend: mseFwd per element.
 func (c *Counter) MSE(out, a, b *tensor.Tensor) {
-	defer c.add("MSE", mseFwd*numel(a), 0)()
+	defer c.add("MSE", mseFwd*numel(a), 0, wr(out)+rd(a, b))()
 	c.inner.MSE(out, a, b)
 }
 
 // MSEBackward implements tensor.Backend: mseBwdEach per element for each
 // of da and db.
 func (c *Counter) MSEBackward(da, db, dout, a, b *tensor.Tensor) {
-	defer c.add("MSEBackward", mseBwdEach*(numel(da)+numel(db)), 0)()
+	defer c.add("MSEBackward", mseBwdEach*(numel(da)+numel(db)), 0, acc(da, db)+rd(dout, a, b))()
 	c.inner.MSEBackward(da, db, dout, a, b)
 }
 
 // Diff implements tensor.Backend: diffFwd per element.
 func (c *Counter) Diff(y, x *tensor.Tensor, axis int, h float32, periodic bool) {
-	defer c.add("Diff", diffFwd*numel(y), 0)()
+	defer c.add("Diff", diffFwd*numel(y), 0, wr(y)+rd(x))()
 	c.inner.Diff(y, x, axis, h, periodic)
 }
 
 // DiffBackward implements tensor.Backend: diffBwd per element of dx.
 func (c *Counter) DiffBackward(dx, dy *tensor.Tensor, axis int, h float32, periodic bool) {
-	defer c.add("DiffBackward", diffBwd*numel(dx), 0)()
+	defer c.add("DiffBackward", diffBwd*numel(dx), 0, acc(dx)+rd(dy))()
 	c.inner.DiffBackward(dx, dy, axis, h, periodic)
 }
 
 // AdamW implements tensor.Backend: adamWElem per parameter.
 func (c *Counter) AdamW(p, g, m, v tensor.Storage, n int, h tensor.AdamWHyper) {
-	defer c.add("AdamW", adamWElem*float64(n), 0)()
+	defer c.add("AdamW", adamWElem*float64(n), 0, adamWBytes*float64(n))()
 	c.inner.AdamW(p, g, m, v, n, h)
 }

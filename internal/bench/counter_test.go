@@ -150,3 +150,50 @@ func TestInferenceCountsEqualForward(t *testing.T) {
 		}
 	}
 }
+
+// TestCounterBytes checks the byte counts behind GB/s on known answers:
+// 4 bytes per element read or written, 8 per element accumulated into.
+func TestCounterBytes(t *testing.T) {
+	b := newCPU()
+	ctr := NewCounter(b)
+	tp := tensor.NewTape(b)
+	defer tp.Release()
+	const bt, c, n = 2, 3, 8 // batch, channels, points
+	x := tp.FromHost(make([]float32, bt*c*n), bt, c, n)
+	y := tp.FromHost(make([]float32, bt*c*n), bt, c, n)
+	z := tp.FromHost(make([]float32, bt*c*n), bt, c, n)
+	w := tp.FromHost(make([]float32, 5*c), 5, c)
+	bias := tp.FromHost(make([]float32, 5), 5)
+	y5 := tp.FromHost(make([]float32, bt*5*n), bt, 5, n)
+	dw := tp.FromHost(make([]float32, 5*c), 5, c)
+	dbias := tp.FromHost(make([]float32, 5), 5)
+	m := bt * c * n
+	p, g, mo, v := b.Alloc(10), b.Alloc(10), b.Alloc(10), b.Alloc(10)
+	for _, tc := range []struct {
+		op   string
+		call func()
+		want int64
+	}{
+		{"Add", func() { ctr.Add(z, x, y) }, 4 * 3 * int64(m)},
+		{"AddScaled", func() { ctr.AddScaled(z, x, 2) }, 4 * 3 * int64(m)},
+		{"Zero", func() { ctr.Zero(z.Data) }, 4 * int64(m)},
+		{"Copy", func() { ctr.Copy(z.Data, x.Data) }, 8 * int64(m)},
+		{"Pointwise", func() { ctr.Pointwise(y5, x, w, bias) }, 4 * int64(bt*5*n+m+5*c+5)},
+		// dx, dw, dbias accumulated; dy, x, w read
+		{"PointwiseBackward", func() { ctr.PointwiseBackward(z, dw, dbias, y5, x, w) }, 8*int64(m+5*c+5) + 4*int64(bt*5*n+m+5*c)},
+		{"PointwiseBackward", func() { ctr.PointwiseBackward(nil, dw, nil, y5, x, w) }, 8*int64(5*c) + 4*int64(bt*5*n+m+5*c)},
+		// two of the three channels: read and written, dst also read when accumulating
+		{"ChannelCopy", func() { ctr.ChannelCopy(z, 0, x, 1, 2, false) }, 2 * 4 * int64(bt*2*n)},
+		{"ChannelCopy", func() { ctr.ChannelCopy(z, 0, x, 1, 2, true) }, 3 * 4 * int64(bt*2*n)},
+		{"AdamW", func() {
+			ctr.AdamW(p, g, mo, v, 10, tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 1})
+		}, 28 * 10},
+	} {
+		ctr.Reset()
+		tc.call()
+		counts := ctr.Counts()
+		if len(counts) != 1 || counts[0].Op != tc.op || counts[0].Bytes != tc.want {
+			t.Errorf("%s: counted %+v, want %d bytes", tc.op, counts, tc.want)
+		}
+	}
+}

@@ -89,8 +89,10 @@ func WriteTable(w io.Writer, rs []Result) error {
 // (Options.OpTimes), one Markdown table of a training step's operations by
 // time: phase, operation, calls, ms per step, share of the operations'
 // summed time, GFLOP/s (FLOPs by flops.go's conventions over the time; "-"
-// for operations without FLOPs), and a last row with the rest of those
-// steps' wall-clock time (the tape, allocation and Go between the calls).
+// for operations without FLOPs), GB/s (the least traffic the calls must
+// make, counter.go's rd/wr/acc, over the time: a lower bound), and a last
+// row with the rest of those steps' wall-clock time (the tape, allocation
+// and Go between the calls).
 func WriteOpTimes(w io.Writer, rs []Result) error {
 	var b strings.Builder
 	for _, r := range rs {
@@ -104,21 +106,29 @@ func WriteOpTimes(w io.Writer, rs []Result) error {
 			sum += o.NS
 		}
 		fmt.Fprintf(&b, "\n%s, per operation (mean of %d training steps of %s ms, timed call by call):\n\n", r.Name, r.OpSteps, sig(r.OpStepMS))
-		b.WriteString("| phase | operation | calls | ms/step | share | GFLOP/s |\n|---|---|---|---|---|---|\n")
+		b.WriteString("| phase | operation | calls | ms/step | share | GFLOP/s | GB/s |\n|---|---|---|---|---|---|---|\n")
+		var bytes int64
 		for _, o := range ops {
 			ms := float64(o.NS) / 1e6
-			rate := "-"
-			if o.FLOPs > 0 && o.NS > 0 {
-				rate = sig(float64(o.FLOPs) / float64(o.NS))
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %.1f%% | %s |\n", o.Phase, o.Op, o.Calls, sig(ms), 100*float64(o.NS)/float64(max(sum, 1)), rate)
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %.1f%% | %s | %s |\n", o.Phase, o.Op, o.Calls, sig(ms), 100*float64(o.NS)/float64(max(sum, 1)),
+				perNS(o.FLOPs, o.NS), perNS(o.Bytes, o.NS))
+			bytes += o.Bytes
 		}
-		fmt.Fprintf(&b, "| all | operations | | %s | 100%% | %s |\n", sig(float64(sum)/1e6), sig(float64(Total(ops))/float64(max(sum, 1))))
-		fmt.Fprintf(&b, "| | rest of the step (tape, allocation, Go between the calls) | | %s | %.1f%% of the step | |\n",
+		fmt.Fprintf(&b, "| all | operations | | %s | 100%% | %s | %s |\n", sig(float64(sum)/1e6), perNS(Total(ops), sum), perNS(bytes, sum))
+		fmt.Fprintf(&b, "| | rest of the step (tape, allocation, Go between the calls) | | %s | %.1f%% of the step | | |\n",
 			sig(r.OpStepMS-float64(sum)/1e6), 100*(1-float64(sum)/1e6/max(r.OpStepMS, 1e-9)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// perNS is n per nanosecond (giga-n per second) in significant digits, or
+// "-" when there is nothing to divide.
+func perNS(n, ns int64) string {
+	if n <= 0 || ns <= 0 {
+		return "-"
+	}
+	return sig(float64(n) / float64(ns))
 }
 
 // WriteOverheads writes one Markdown table row per comparison: each ratio

@@ -355,6 +355,7 @@ func (s *stepper) timeOps(ctx context.Context, steps int) ([]OpCount, float64, e
 		out[i].Calls /= n
 		out[i].FLOPs /= n
 		out[i].FFT /= n
+		out[i].Bytes /= n
 		out[i].NS /= n
 	}
 	return out, wall, nil
