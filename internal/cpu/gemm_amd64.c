@@ -1,5 +1,6 @@
 //go:build cgo && amd64
 
+#include <string.h>
 #include "gemm_amd64.h"
 #include "ftz_amd64.h"
 #include "level_amd64.h"
@@ -11,6 +12,7 @@
 // operands are only float-aligned.
 typedef float v8 __attribute__((vector_size(32), aligned(4)));
 typedef float v16 __attribute__((vector_size(64), aligned(4)));
+typedef int v16i __attribute__((vector_size(64)));
 
 #define splat8(x) ((v8){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define splat16(x) ((v16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
@@ -236,16 +238,14 @@ void uhno_pack_a(float *dst, const float *src, long m, long l, long rs, long ks)
 	}
 }
 
-// uhno_pack_bt is packBT (pointwise.go): the l x n matrix B[k, c] =
-// src[c*cs + k] (the transpose of n rows of length l) into panels of NR
-// columns, columns beyond n zeroed.
-void uhno_pack_bt(float *dst, const float *src, long l, long n, long cs) {
-	for (long jb = 0; jb < n; jb += NR) {
+// pack_bt_scalar is packBT for panels [jb0, n) and rows k of [k0, l):
+// nr read streams, one contiguous write stream, columns beyond n zeroed.
+static void pack_bt_scalar(float *dst, const float *src, long l, long n, long cs, long jb0, long k0) {
+	for (long jb = jb0; jb < n; jb += NR) {
 		float *pan = dst + (jb / NR) * l * NR;
 		long nr = n - jb < NR ? n - jb : NR;
 		const float *s = src + jb * cs;
-		// k outer: nr read streams, one contiguous write stream.
-		for (long k = 0; k < l; k++) {
+		for (long k = k0; k < l; k++) {
 			float *d = pan + k * NR;
 			long c = 0;
 			for (; c < nr; c++)
@@ -254,4 +254,74 @@ void uhno_pack_bt(float *dst, const float *src, long l, long n, long cs) {
 				d[c] = 0;
 		}
 	}
+}
+
+// transpose16 transposes the 16 x 16 block m in registers: four stages,
+// stage b swapping bit b of the row index with bit b of the column index
+// by two-source permutes of the row pairs (r, r | 2^b): 64 permutes, the
+// masks constants (tr_lo[b] makes row r, tr_hi[b] row r | 2^b).
+static const v16i tr_lo[4] = {
+	{0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30},
+	{0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29},
+	{0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27},
+	{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
+};
+static const v16i tr_hi[4] = {
+	{1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31},
+	{2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31},
+	{4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31},
+	{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
+};
+
+#define TR_PAIR(b, r, q)                                                    \
+	do {                                                                    \
+		v16 a_ = m[r], z_ = m[q];                                           \
+		m[r] = __builtin_shuffle(a_, z_, tr_lo[b]);                         \
+		m[q] = __builtin_shuffle(a_, z_, tr_hi[b]);                         \
+	} while (0)
+
+__attribute__((target("arch=x86-64-v4"))) static inline __attribute__((always_inline)) void transpose16(v16 m[16]) {
+	TR_PAIR(0, 0, 1); TR_PAIR(0, 2, 3); TR_PAIR(0, 4, 5); TR_PAIR(0, 6, 7);
+	TR_PAIR(0, 8, 9); TR_PAIR(0, 10, 11); TR_PAIR(0, 12, 13); TR_PAIR(0, 14, 15);
+	TR_PAIR(1, 0, 2); TR_PAIR(1, 1, 3); TR_PAIR(1, 4, 6); TR_PAIR(1, 5, 7);
+	TR_PAIR(1, 8, 10); TR_PAIR(1, 9, 11); TR_PAIR(1, 12, 14); TR_PAIR(1, 13, 15);
+	TR_PAIR(2, 0, 4); TR_PAIR(2, 1, 5); TR_PAIR(2, 2, 6); TR_PAIR(2, 3, 7);
+	TR_PAIR(2, 8, 12); TR_PAIR(2, 9, 13); TR_PAIR(2, 10, 14); TR_PAIR(2, 11, 15);
+	TR_PAIR(3, 0, 8); TR_PAIR(3, 1, 9); TR_PAIR(3, 2, 10); TR_PAIR(3, 3, 11);
+	TR_PAIR(3, 4, 12); TR_PAIR(3, 5, 13); TR_PAIR(3, 6, 14); TR_PAIR(3, 7, 15);
+}
+
+// pack_bt_v4 is packBT with AVX-512: whole panels in blocks of 16 rows k,
+// each block 16 loads of 16 consecutive k from the panel's 16 columns, a
+// register transpose, and 16 stores of a panel row; the k tail and a
+// partial last panel go through pack_bt_scalar.
+__attribute__((target("arch=x86-64-v4"))) static void pack_bt_v4(float *dst, const float *src, long l, long n, long cs) {
+	long full = n / NR * NR, kfull = l / 16 * 16;
+	for (long jb = 0; jb < full; jb += NR) {
+		float *pan = dst + (jb / NR) * l * NR;
+		const float *s = src + jb * cs;
+		for (long k0 = 0; k0 < kfull; k0 += 16) {
+			v16 m[16];
+			for (int c = 0; c < 16; c++)
+				memcpy(&m[c], s + c * cs + k0, sizeof m[c]);
+			transpose16(m);
+			for (int k = 0; k < 16; k++)
+				memcpy(pan + (k0 + k) * NR, &m[k], sizeof m[k]);
+		}
+		if (kfull < l)
+			pack_bt_scalar(dst, src, l, jb + NR, cs, jb, kfull);
+	}
+	if (full < n)
+		pack_bt_scalar(dst, src, l, n, cs, full, 0);
+}
+
+// uhno_pack_bt is packBT (pointwise.go): the l x n matrix B[k, c] =
+// src[c*cs + k] (the transpose of n rows of length l) into panels of NR
+// columns, columns beyond n zeroed; with AVX-512 by register transposes.
+void uhno_pack_bt(float *dst, const float *src, long l, long n, long cs) {
+	if (uhno_cpu_level() >= 2) {
+		pack_bt_v4(dst, src, l, n, cs);
+		return;
+	}
+	pack_bt_scalar(dst, src, l, n, cs, 0, 0);
 }

@@ -288,7 +288,7 @@ func TestPackAAndBT(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []struct{ l, n, cs int }{{1, 1, 1}, {9, 17, 9}, {4096, 32, 4096}, {5, 3, 8}} {
+	for _, c := range []struct{ l, n, cs int }{{1, 1, 1}, {9, 17, 9}, {4096, 32, 4096}, {5, 3, 8}, {16, 16, 16}, {32, 48, 40}, {37, 35, 37}, {128, 96, 130}, {16, 768, 16}} {
 		src := make([]float32, (c.n-1)*c.cs+c.l)
 		for i := range src {
 			src[i] = float32(r.NormFloat64())

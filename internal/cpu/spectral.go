@@ -255,6 +255,10 @@ type spectralCache struct {
 	// portable forces the plain-Go kernels even where the C ones are
 	// built; tests use it to check the fast path against the plain one.
 	portable bool
+	// mixCap, when positive, caps the ISA level of the C channel mixing
+	// at mixCap-1 (1: baseline, 2: AVX2, 3: AVX-512); 0 runs the widest
+	// the CPU has. BenchmarkSpectralConvMixLevels compares the levels.
+	mixCap int
 }
 
 func (c *spectralCache) acquire(key spectralKey, freqs []int, threads int) (*spectralPlan, *spectralWork) {
@@ -561,6 +565,9 @@ func (b *Backend) cgemm(m, n, p int, g []float32, ldg int, in []float32, ldi int
 func (b *Backend) rowmix(P, Q, R, L int, a []float32, au, ar int, conja bool, bm []float32, br, bv int, conjb bool,
 	out []float32, ou, ov int, scale []float32, acc bool, scratch []float32) {
 	if specHaveC && !b.spec.portable {
+		if b.spec.mixCap > 0 && rowmixLevel(b.spec.mixCap-1, P, Q, R, L, a, au, ar, conja, bm, br, bv, conjb, out, ou, ov, scale, acc, scratch) {
+			return
+		}
 		rowmixC(P, Q, R, L, a, au, ar, conja, bm, br, bv, conjb, out, ou, ov, scale, acc, scratch)
 		return
 	}

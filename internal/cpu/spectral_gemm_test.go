@@ -230,3 +230,38 @@ func BenchmarkSpectralKernels(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSpectralConvMixLevels times SpectralConv forward and backward at
+// the main job's four levels (U-HNO C0 = 32 on Burgers, batch 32: channels
+// 32 to 256 on 128 to 16 points, the modes min(24, N/2)) with the channel
+// mixing capped at AVX2 and at AVX-512, in one process, so that the two
+// see the same machine state (run with -count to interleave).
+func BenchmarkSpectralConvMixLevels(bm *testing.B) {
+	for _, sh := range []struct{ c, n, k0 int }{{32, 128, 24}, {64, 64, 24}, {128, 32, 16}, {256, 16, 8}} {
+		shape := []int{32, sh.c, sh.n}
+		ws := tensor.SpectralWeightShape(1, sh.c, sh.c, sh.k0)
+		x := gradcheck.Random(1, tensor.Numel(shape))
+		w := gradcheck.Random(2, tensor.Numel(ws))
+		for _, cap := range []int{2, 3} {
+			b := New(0)
+			b.spec.mixCap = cap
+			if cap == 3 && !rowmixLevel(2, 1, 1, 1, 1, []float32{1, 0}, 2, 2, false, []float32{1, 0}, 2, 2, false, make([]float32, 2), 2, 2, []float32{1}, false, make([]float32, rowmixScratch(1, 1, 1, 1))) {
+				bm.Skip("no AVX-512")
+			}
+			tp := tensor.NewTape(b)
+			xl := tensor.NewLeaf(b, "x", x, shape...)
+			wl := tensor.NewLeaf(b, "w", w, ws...)
+			xl.SetRequiresGrad(true)
+			wl.SetRequiresGrad(true)
+			seed := gradcheck.Random(3, tensor.Numel(shape))
+			bm.Run(fmt.Sprintf("C%d_N%d_K%d/level%d", sh.c, sh.n, sh.k0, cap-1), func(bm *testing.B) {
+				for range bm.N {
+					y := tp.SpectralConv(xl, wl, sh.k0, tensor.FirstModes(sh.k0, sh.n))
+					tp.BackwardWith(y, tp.FromHost(seed, y.Shape...))
+					tp.Reset()
+				}
+			})
+			tp.Release()
+		}
+	}
+}
