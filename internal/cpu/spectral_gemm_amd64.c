@@ -333,6 +333,9 @@ INLINE void store16(float *p, v16 v) { memcpy(p, &v, sizeof v); }
 // where yr duplicates each lane's real part and yi its imaginary part.
 INLINE void pack16(long ni, long nj, long L, const float *src, long si, long sj, float ci, float *dst,
                    int split) {
+	const v16 conj = {1, ci, 1, ci, 1, ci, 1, ci, 1, ci, 1, ci, 1, ci, 1, ci};
+	const v16i dupre = {0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14};
+	const v16i dupim = {1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15};
 	long nc = (L + 7) / 8;
 	int jinner = (sj < 0 ? -sj : sj) <= (si < 0 ? -si : si);
 	long n1 = jinner ? ni : nj, n2 = jinner ? nj : ni;
@@ -345,6 +348,16 @@ INLINE void pack16(long ni, long nj, long L, const float *src, long si, long sj,
 				long i = jinner ? k1 : k2, j = jinner ? k2 : k1;
 				const float *x = src + i * si + j * sj + 16 * c;
 				float *d = dc + (split ? ((i >> 1) * nj + j) * 2 + (i & 1) : i * nj + j) * w;
+				if (n == 8) { // a whole chunk: one load, the conjugation, one or two stores
+					v16 v = load16(x) * conj;
+					if (!split) {
+						store16(d, v);
+						continue;
+					}
+					store16(d, __builtin_shuffle(v, dupre));
+					store16(d + 16, __builtin_shuffle(v, dupim));
+					continue;
+				}
 				float t[16];
 				long k = 0;
 				for (; k < n; k++) {
