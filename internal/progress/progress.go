@@ -26,6 +26,10 @@ type Options struct {
 	Description string
 	// Unit names what is counted: "steps", "trajectories".
 	Unit string
+	// Done is the work already done when the bar starts (the step a
+	// resumed training run starts from): the bar starts there, and the
+	// rate and the time left count only the work done since.
+	Done int
 	// Interval is the least time between plain lines (default 30 s).
 	Interval time.Duration
 	// Terminal forces the redrawn bar (true) or plain lines (false);
@@ -46,7 +50,7 @@ type Bar struct {
 
 	// plain mode
 	desc            string
-	n               int
+	n, base         int // units done; units done at the start (Options.Done)
 	start, lastLine time.Time
 	lastTenth       int
 	printed, done   bool
@@ -66,8 +70,11 @@ func New(w io.Writer, total int, o Options) *Bar {
 	if o.now == nil {
 		o.now = time.Now
 	}
-	b := &Bar{w: w, total: total, o: o, desc: o.Description, start: o.now()}
+	b := &Bar{w: w, total: total, o: o, desc: o.Description, start: o.now(), n: o.Done, base: o.Done}
 	b.lastLine = b.start
+	if total > 0 {
+		b.lastTenth = 10 * o.Done / total
+	}
 	tty := IsTerminal(w)
 	if o.Terminal != nil {
 		tty = *o.Terminal
@@ -83,6 +90,11 @@ func New(w io.Writer, total int, o Options) *Bar {
 			progressbar.OptionThrottle(250*time.Millisecond),
 			progressbar.OptionSetWidth(20),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
+		if o.Done > 0 {
+			// The library's rate is a rolling average of the last few
+			// seconds, so this jump leaves it within seconds.
+			_ = b.bar.Set(o.Done)
+		}
 	}
 	return b
 }
@@ -144,14 +156,14 @@ func (b *Bar) set(n int) {
 		b.done = true
 		fmt.Fprintf(b.w, "%s%d/%d %s (100%%) in %s\n", b.prefix(), n, b.total, b.o.Unit, round(now.Sub(b.start)))
 		return
-	case !b.printed && n > 0, tenth > b.lastTenth, now.Sub(b.lastLine) >= b.o.Interval:
+	case !b.printed && n > b.base, tenth > b.lastTenth, now.Sub(b.lastLine) >= b.o.Interval:
 		b.line(now)
 		b.printed, b.lastTenth, b.lastLine = true, tenth, now
 	}
 }
 
 // line prints the count, the share, the elapsed time and the estimate of
-// the time left.
+// the time left, from the rate of the work done since the bar started.
 func (b *Bar) line(now time.Time) {
 	el := now.Sub(b.start)
 	pct := 0.0
@@ -159,8 +171,8 @@ func (b *Bar) line(now time.Time) {
 		pct = 100 * float64(b.n) / float64(b.total)
 	}
 	left := ""
-	if b.n > 0 && b.total > b.n && el > 0 {
-		rate := float64(b.n) / el.Seconds()
+	if b.n > b.base && b.total > b.n && el > 0 {
+		rate := float64(b.n-b.base) / el.Seconds()
 		left = fmt.Sprintf(", %.3g %s/s, about %s left", rate, b.o.Unit, round(time.Duration(float64(b.total-b.n)/rate*float64(time.Second))))
 	}
 	fmt.Fprintf(b.w, "%s%d/%d %s (%.0f%%), %s elapsed%s\n", b.prefix(), b.n, b.total, b.o.Unit, pct, round(el), left)

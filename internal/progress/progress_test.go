@@ -51,6 +51,29 @@ func TestPlainLines(t *testing.T) {
 	}
 }
 
+// TestResumedRate: a bar that starts at work already done (a resumed
+// training run) reports the rate and the time left of the work done since,
+// not of the whole count over the time since the restart.
+func TestResumedRate(t *testing.T) {
+	var out bytes.Buffer
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := New(&out, 5000, Options{Unit: "steps", Done: 2000, Interval: 30 * time.Second, now: func() time.Time { return clock }})
+	if out.Len() != 0 {
+		t.Fatalf("a line before any work: %q", out.String())
+	}
+	clock = clock.Add(10 * time.Second)
+	b.Set(2100) // 100 steps in 10 s
+	if want := "2100/5000 steps (42%), 10s elapsed, 10 steps/s, about 4m50s left\n"; out.String() != want {
+		t.Errorf("line %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	clock = clock.Add(90 * time.Second)
+	b.Set(3000) // the next tenth, 1000 steps in 100 s
+	if want := "3000/5000 steps (60%), 1m40s elapsed, 10 steps/s, about 3m20s left\n"; out.String() != want {
+		t.Errorf("line %q, want %q", out.String(), want)
+	}
+}
+
 // TestTerminalRedraws: with a terminal (forced), the bar redraws in place
 // (carriage returns), as schollz/progressbar does.
 func TestTerminalRedraws(t *testing.T) {

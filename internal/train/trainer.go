@@ -258,8 +258,7 @@ func (tr *trainer) open(ctx context.Context) error {
 	tr.enc = json.NewEncoder(tr.logw)
 	tr.tp = tensor.NewTape(tr.b)
 	if cfg.Progress {
-		tr.bar = progress.New(tr.out, cfg.Schedule.Steps, progress.Options{Unit: "steps"})
-		tr.bar.Set(tr.st.Step)
+		tr.bar = progress.New(tr.out, cfg.Schedule.Steps, progress.Options{Unit: "steps", Done: tr.st.Step})
 	}
 	tr.hooks = &saveHooks{fs: cfg.fsys}
 	if cfg.SaveFault != nil {
