@@ -54,9 +54,11 @@ func randn32(rng *rand.Rand, n int) []float32 {
 
 // BenchmarkPointwiseWeightGrad times the weight gradient of a batch of 32
 // with partial buffers (parts) and accumulated in place, all cores, at
-// fine (few channels, many points) and coarse shapes.
+// fine (few channels, many points) and coarse shapes, the main job's
+// levels among them (32x32 on 128 points to 256x768 on 16).
 func BenchmarkPointwiseWeightGrad(bm *testing.B) {
-	for _, sh := range []struct{ cout, cin, sp int }{{32, 32, 1024}, {64, 64, 512}, {256, 256, 128}} {
+	for _, sh := range []struct{ cout, cin, sp int }{{32, 32, 1024}, {64, 64, 512}, {256, 256, 128},
+		{32, 32, 128}, {64, 64, 64}, {128, 128, 32}, {256, 256, 16}, {256, 768, 16}} {
 		const nb = 32
 		rng := rand.New(rand.NewPCG(1, 1))
 		DY, X := randn32(rng, nb*sh.cout*sh.sp), randn32(rng, nb*sh.cin*sh.sp)
@@ -71,6 +73,7 @@ func BenchmarkPointwiseWeightGrad(bm *testing.B) {
 						b.pointwiseWeightGradInPlace(DW, DY, X, sh.cout, sh.cin, sh.sp, nb)
 					}
 				}
+				bm.ReportMetric(float64(2*nb*sh.cout*sh.cin*sh.sp)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
 	}

@@ -265,3 +265,35 @@ func BenchmarkSpectralConvMixLevels(bm *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRowmixLevels times the channel mixing kernel alone, AVX2
+// (level 1) against AVX-512 (level 2), at the shapes of one call in the
+// main job (U-HNO C0 = 32 on Burgers, batch 32): forward P = batch, R =
+// Cin, Q = a block of Cout; the weight gradient P = Cin, R = batch; L the
+// level's modes. GFLOP/s counts 8 per complex multiply-add.
+func BenchmarkRowmixLevels(bm *testing.B) {
+	for _, s := range []struct{ P, Q, R, L int }{
+		{32, 8, 64, 24}, {32, 4, 32, 24}, {32, 16, 128, 16}, {64, 8, 32, 24}, {128, 16, 32, 16}, {32, 32, 256, 8}, {256, 32, 32, 8},
+	} {
+		el := 2 * s.L
+		au, ar := s.R*el, el
+		bv, br := el, s.Q*el
+		ou, ov := s.Q*el, el
+		a := gradcheck.Random(1, s.P*au)
+		b := gradcheck.Random(2, s.R*br)
+		out := make([]float32, s.P*ou)
+		scale := gradcheck.Random(3, s.L)
+		scratch := make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L))
+		for _, lv := range []int{1, 2} {
+			bm.Run(fmt.Sprintf("%dx%dx%d_L%d/level%d", s.P, s.Q, s.R, s.L, lv), func(bm *testing.B) {
+				if !rowmixLevel(lv, s.P, s.Q, s.R, s.L, a, au, ar, false, b, br, bv, false, out, ou, ov, scale, false, scratch) {
+					bm.Skip("level not supported by this CPU")
+				}
+				for range bm.N {
+					rowmixLevel(lv, s.P, s.Q, s.R, s.L, a, au, ar, false, b, br, bv, false, out, ou, ov, scale, false, scratch)
+				}
+				bm.ReportMetric(float64(8*s.P*s.Q*s.R*s.L)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
