@@ -11,10 +11,14 @@ import (
 	"uhno/internal/eval"
 )
 
+// baselineKeys are the paper's rows of the six other baselines, by uhno's
+// model name.
+var baselineKeys = map[string]string{"gno": "GNO", "cno": "CNO", "wno": "WNO", "ffno": "FFNO", "convfno": "Conv-FNO", "loglofno": "LogLo-FNO"}
+
 // paperKeys maps each evaluated model to the paper's row: U-HNO (mode
-// full), FNO, and FNO-wider for an FNO of at least 2.5 times the
-// parameters of the smallest FNO beside it (the paper's is 5x). Ablated
-// U-HNOs have no row in the main tables ("").
+// full), FNO, FNO-wider for an FNO of at least 2.5 times the parameters
+// of the smallest FNO beside it (the paper's is 5x), and the six other
+// baselines' rows. Ablated U-HNOs have no row in the main tables ("").
 func paperKeys(ms []eval.ResultsModel) []string {
 	nFNO, minFNO := 0, 0
 	for _, m := range ms {
@@ -34,6 +38,8 @@ func paperKeys(ms []eval.ResultsModel) []string {
 			if nFNO > 1 && float64(m.Params) >= 2.5*float64(minFNO) {
 				keys[i] = KeyFNOWider
 			}
+		default:
+			keys[i] = baselineKeys[m.Model]
 		}
 	}
 	return keys
@@ -356,7 +362,7 @@ func (b *builder) fnoWider(evals []evalInput) {
 		var l2, h1 []rankEntry
 		for i, m := range e.res.Models {
 			k := keys[i]
-			if k == "" {
+			if FNOWider.RowName(k) == "" { // no row in Tab. fno-wider (the other baselines, ablations)
 				continue
 			}
 			pp, okp := FNOWider.Get(k, ColParams)

@@ -48,6 +48,27 @@ func TestReportWrite(t *testing.T) {
 			contradictions: 9,
 		},
 		{
+			name: "burgers eval with baselines: their paper rows beside them",
+			inputs: func(t *testing.T, root string) []string {
+				return []string{writeEval(t, root, "eval-burgers-all", "burgers", 1,
+					fixtureModel{"uhno", 620000, 0.03, 0.035}, fixtureModel{"convfno", 660000, 0.06, 0.1},
+					fixtureModel{"fno", 600000, 0.08, 0.15}, fixtureModel{"wno", 650000, 0.1, 0.2})}
+			},
+			want: []string{
+				"| convfno (0.66M) | Conv-FNO | 0.06 [0.057, 0.063] | 0.089 [0.086, 0.092] |",
+				"| wno (0.65M) | WNO | 0.1 [0.095, 0.105] | 0.1432 [0.14, 0.147] |",
+				"0.1562 [0.152, 0.16]", // main-acc-h1, Conv-FNO
+				"Agrees with the paper's order in relL2: U-HNO ahead of Conv-FNO, U-HNO ahead of FNO, U-HNO ahead of WNO, Conv-FNO ahead of FNO, Conv-FNO ahead of WNO, FNO ahead of WNO.",
+				// Tab. stability: the paper has WNO ahead of FNO in MSE and E-drift; ours the other way
+				"in MSE the paper ranks WNO (0.131) ahead of FNO (0.155); ours ranks fno (0.6M)",
+			},
+			// Tab. fno-wider has no rows for the other baselines
+			absent: []string{"| convfno (0.66M) | Conv-FNO | 0.66 |", "| wno (0.65M) | WNO | 0.65 |"},
+			// the paper has WNO ahead of FNO in Tab. stability's MSE and
+			// E-drift and Tab. spectral's E_low, E_mid and SF; ours the other way
+			contradictions: 5,
+		},
+		{
 			name: "ns2d eval at 4x, U-HNO ahead",
 			inputs: func(t *testing.T, root string) []string {
 				return []string{writeEval(t, root, "eval-ns2d-long", "ns2d", 4,
