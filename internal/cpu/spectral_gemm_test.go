@@ -29,6 +29,33 @@ func closeTo(t *testing.T, what string, got, want []float32, k int) {
 	}
 }
 
+// rowmixFixture is a strided channel-mixing problem for the kernel tests:
+// a is [u][r] with row padding, bm is [v][r] read as [r][v], out is
+// [v][u], each element 2L floats plus 2 of padding.
+type rowmixFixture struct {
+	P, Q, R, L             int
+	au, ar, bv, br, ou, ov int
+	a, bm, scale, out      []float32
+}
+
+func newRowmixFixture(P, Q, R, L int) rowmixFixture {
+	el := 2*L + 2
+	f := rowmixFixture{P: P, Q: Q, R: R, L: L, au: (R + 1) * el, ar: el, bv: R * el, br: el, ou: el, ov: P * el}
+	f.a = gradcheck.Random(7, P*f.au)
+	f.bm = gradcheck.Random(8, Q*f.bv)
+	f.scale = gradcheck.Random(9, L)
+	f.out = gradcheck.Random(10, Q*f.ov)
+	return f
+}
+
+// call runs kern on the fixture, into a copy of its initial output.
+func (f rowmixFixture) call(conja, conjb, acc bool, kern func(P, Q, R, L int, a []float32, au, ar int, conja bool,
+	b []float32, br, bv int, conjb bool, out []float32, ou, ov int, scale []float32, acc bool)) []float32 {
+	out := append([]float32(nil), f.out...)
+	kern(f.P, f.Q, f.R, f.L, f.a, f.au, f.ar, conja, f.bm, f.br, f.bv, conjb, out, f.ou, f.ov, f.scale, acc)
+	return out
+}
+
 // TestSpectralKernelsC checks the C kernels against the plain-Go ones
 // they replace, overwriting and accumulating.
 func TestSpectralKernelsC(t *testing.T) {
@@ -65,20 +92,13 @@ func TestSpectralKernelsC(t *testing.T) {
 	} {
 		for _, v := range []struct{ conja, conjb, acc bool }{{false, false, false}, {true, false, true}, {false, true, false}, {true, true, true}} {
 			t.Run(fmt.Sprintf("rowmix/%dx%dx%d_L%d_%v", s.P, s.Q, s.R, s.L, v), func(t *testing.T) {
-				// a is [u][r] with row padding, bm is [v][r] read as [r][v],
-				// out is [v][u], each element 2L floats plus 2 of padding.
-				el := 2*s.L + 2
-				au, ar := (s.R+1)*el, el
-				bv, br := s.R*el, el
-				ou, ov := el, s.P*el
-				a := gradcheck.Random(7, s.P*au)
-				bm := gradcheck.Random(8, s.Q*bv)
-				scale := gradcheck.Random(9, s.L)
-				want := gradcheck.Random(10, s.Q*ov)
-				got := append([]float32(nil), want...)
-				rowmixGo(s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, want, ou, ov, scale, v.acc)
-				rowmixC(s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, got, ou, ov, scale, v.acc,
-					make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L)))
+				f := newRowmixFixture(s.P, s.Q, s.R, s.L)
+				want := f.call(v.conja, v.conjb, v.acc, rowmixGo)
+				scratch := make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L))
+				got := f.call(v.conja, v.conjb, v.acc, func(P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, br, bv int, conjb bool,
+					out []float32, ou, ov int, scale []float32, acc bool) {
+					rowmixC(P, Q, R, L, a, au, ar, conja, b, br, bv, conjb, out, ou, ov, scale, acc, scratch)
+				})
 				closeTo(t, "rowmix", got, want, 2*s.R)
 			})
 		}
@@ -106,20 +126,19 @@ func TestRowmixLevels(t *testing.T) {
 	} {
 		for _, v := range []struct{ conja, conjb, acc bool }{{false, false, false}, {true, false, true}, {false, true, false}, {true, true, true}} {
 			t.Run(fmt.Sprintf("%dx%dx%d_L%d_%v", s.P, s.Q, s.R, s.L, v), func(t *testing.T) {
-				el := 2*s.L + 2
-				au, ar := (s.R+1)*el, el
-				bv, br := s.R*el, el
-				ou, ov := el, s.P*el
-				a := gradcheck.Random(7, s.P*au)
-				bm := gradcheck.Random(8, s.Q*bv)
-				scale := gradcheck.Random(9, s.L)
-				want := gradcheck.Random(10, s.Q*ov)
-				got := append([]float32(nil), want...)
+				f := newRowmixFixture(s.P, s.Q, s.R, s.L)
 				scratch := make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L))
-				if !rowmixLevel(1, s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, want, ou, ov, scale, v.acc, scratch) {
-					t.Fatal("level 1 refused on a CPU with level 2")
+				level := func(lv int) func(P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, br, bv int, conjb bool,
+					out []float32, ou, ov int, scale []float32, acc bool) {
+					return func(P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, br, bv int, conjb bool,
+						out []float32, ou, ov int, scale []float32, acc bool) {
+						if !rowmixLevel(lv, P, Q, R, L, a, au, ar, conja, b, br, bv, conjb, out, ou, ov, scale, acc, scratch) {
+							t.Fatalf("level %d refused on a CPU with level 2", lv)
+						}
+					}
 				}
-				rowmixLevel(2, s.P, s.Q, s.R, s.L, a, au, ar, v.conja, bm, br, bv, v.conjb, got, ou, ov, scale, v.acc, scratch)
+				want := f.call(v.conja, v.conjb, v.acc, level(1))
+				got := f.call(v.conja, v.conjb, v.acc, level(2))
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("out[%d]: AVX-512 %.9g, AVX2 %.9g", i, got[i], want[i])
