@@ -55,7 +55,9 @@ and the table to stderr).
 
 --op-times N (CPU) times N more training steps operation by operation
 and prints, per model, where a step goes: each operation's calls, ms per
-step, share and GFLOP/s, and the rest of the step between the calls.`,
+step, share, GFLOP/s and GB/s (the least traffic the operation must make:
+tensors read once, written once, gradients accumulated read and written;
+a lower bound), and the rest of the step between the calls.`,
 		Example: `  uhno bench
   uhno bench --preset cost-ns2d --params 0.62M
   uhno bench --preset cost-spar --params 0.62M --json cost-spar.json
