@@ -22,4 +22,19 @@ func geluBackwardFast(dx, dy, x []float32) {
 	}
 }
 
+// reluFast and reluBackwardFast run the branch-free C loops of
+// act_amd64.c on equal-length slices (bit-identical to reluGo and
+// reluBackwardGo; TestReLUFast).
+func reluFast(y, x []float32) {
+	if len(y) > 0 {
+		C.uhno_relu((*C.float)(unsafe.Pointer(&y[0])), (*C.float)(unsafe.Pointer(&x[0])), C.long(len(y)))
+	}
+}
+
+func reluBackwardFast(dx, dy, x []float32) {
+	if len(dx) > 0 {
+		C.uhno_relu_backward((*C.float)(unsafe.Pointer(&dx[0])), (*C.float)(unsafe.Pointer(&dy[0])), (*C.float)(unsafe.Pointer(&x[0])), C.long(len(dx)))
+	}
+}
+
 const haveFastGELU = true

@@ -6,4 +6,8 @@ package cpu
 func geluFast(y, x []float32)              { geluGo(y, x) }
 func geluBackwardFast(dx, dy, x []float32) { geluBackwardGo(dx, dy, x) }
 
+// Without cgo on amd64 the ReLU runs the Go loops.
+func reluFast(y, x []float32)              { reluGo(y, x) }
+func reluBackwardFast(dx, dy, x []float32) { reluBackwardGo(dx, dy, x) }
+
 const haveFastGELU = false

@@ -140,9 +140,25 @@ func idwtLine(dst, src []float32) {
 	}
 }
 
+// wvScratchLen is the scratch a plane's transform needs: the Go loops use
+// 2 max(N) floats of it, the C kernel a whole plane plus 2 max(N) + 8.
+func wvScratchLen(g *wvGeom) int { return g.s + 2*max(g.n[0], g.n[1], g.n[2]) + 8 }
+
 // waveletPlane transforms one plane in place (levels levels, forward or
-// inverse). line holds 2 max(N) floats of scratch.
-func waveletPlane(p []float32, g *wvGeom, levels int, inverse bool, line []float32) {
+// inverse): in the C kernel where it is built (waveletPlaneFast), else in
+// Go. w holds wvScratchLen(g) floats.
+func (b *Backend) waveletPlane(p []float32, g *wvGeom, levels int, inverse bool, w []float32) {
+	if haveFastWavelet && !b.rs.forceGo {
+		waveletPlaneFast(p, g, levels, inverse, w)
+		return
+	}
+	waveletPlaneGo(p, g, levels, inverse, w)
+}
+
+// waveletPlaneGo transforms one plane in place (levels levels, forward or
+// inverse), line by line with dwtLine and idwtLine: the definition the C
+// kernel reproduces bit for bit. line holds at least 2 max(N) floats.
+func waveletPlaneGo(p []float32, g *wvGeom, levels int, inverse bool, line []float32) {
 	step := func(l, a int) {
 		var r [3]int
 		for b := range 3 {
@@ -205,11 +221,11 @@ var wvScratch = sync.Pool{New: func() any { return new([]float32) }}
 // result into dst, otherwise it overwrites dst.
 func (b *Backend) waveletInto(dst, src []float32, sp []int, planes, levels int, inverse, accumulate bool) {
 	g := newWVGeom(sp)
-	maxN := max(g.n[0], g.n[1], g.n[2])
+	nw := wvScratchLen(&g)
 	b.parallel(planes, grainFor(16*g.s*levels), func(lo, hi int) {
 		pp := wvScratch.Get().(*[]float32)
 		defer wvScratch.Put(pp)
-		need := 2 * maxN
+		need := nw
 		if accumulate {
 			need += g.s
 		}
@@ -217,17 +233,17 @@ func (b *Backend) waveletInto(dst, src []float32, sp []int, planes, levels int, 
 			*pp = make([]float32, need)
 		}
 		scratch := (*pp)[:need]
-		line := scratch[:2*maxN]
+		w := scratch[:nw]
 		for pl := lo; pl < hi; pl++ {
 			sp, dp := src[pl*g.s:][:g.s], dst[pl*g.s:][:g.s]
 			if !accumulate {
 				copy(dp, sp)
-				waveletPlane(dp, &g, levels, inverse, line)
+				b.waveletPlane(dp, &g, levels, inverse, w)
 				continue
 			}
-			tmp := scratch[2*maxN:][:g.s]
+			tmp := scratch[nw:][:g.s]
 			copy(tmp, sp)
-			waveletPlane(tmp, &g, levels, inverse, line)
+			b.waveletPlane(tmp, &g, levels, inverse, w)
 			for i, v := range tmp {
 				dp[i] += v
 			}
