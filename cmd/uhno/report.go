@@ -95,7 +95,9 @@ func reportRun(_ context.Context, opts *reportOptions) error {
 	for _, s := range res.Skipped {
 		fmt.Fprintf(opts.Out, "skipped %s: %s\n", s.Path, s.Why)
 	}
-	for _, c := range res.Contradictions {
+	// One line per ranking with reversals, then each other claim; the
+	// report states every reversal.
+	for _, c := range res.Summary {
 		fmt.Fprintf(opts.Out, "contradicts the paper: %s\n", c)
 	}
 	fmt.Fprintf(opts.Out, "report in %s, %d figures in %s\n", res.Report, len(res.Figures), filepath.Join(dir, report.FiguresDir))

@@ -51,8 +51,21 @@
 // The paper's numbers are Go data in paper.go, every value set citing its
 // table's label; TestReportPaperMatchesTex compares all of them with the
 // LaTeX source when ../shared/paper is present (not in CI, which clones the
-// repository only). The contradictions are also collected at the top of
+// repository only). The contradictions are also summarised at the top of
 // report.md, with the list of what was and was not rebuilt and the command
-// that would rebuild the rest, and each says whether our intervals settle
-// it at 95%.
+// that would rebuild the rest: the ranking reversals as one row per table,
+// task and metric (pairs the paper orders, how many ours reverses, how
+// many of those our 95% intervals resolve, Kendall's tau and the resolved
+// ones), every other claim one by one. Each statement in its section says
+// whether our intervals settle it at 95%.
+//
+// # Horizons
+//
+// The paper's Tab. main-acc, main-acc-h1, spectral and fno-wider are at
+// the training horizon, Tab. stability at 4x. A task evaluated at both
+// fills each table from the evaluation at the paper's horizon only; an
+// evaluation at another horizon fills a table only where the task has
+// none at the paper's, says so, and its differences from the paper's
+// order are reported but not counted as contradictions (they are not like
+// for like).
 package report

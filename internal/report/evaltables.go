@@ -79,13 +79,39 @@ func (b *builder) evalSections(evals []evalInput) {
 	slices.SortStableFunc(evals, func(x, y evalInput) int {
 		return cmp.Or(cmp.Compare(taskOrder(x.res.Task), taskOrder(y.res.Task)), cmp.Compare(x.res.HorizonMult, y.res.HorizonMult))
 	})
+	// A task evaluated at the paper's horizon of a table is shown only at
+	// that horizon there: x1 for Tab. main-acc, main-acc-h1 and spectral,
+	// x4 for Tab. stability. An evaluation at another horizon fills a
+	// table only where the task has none at the paper's.
+	atHorizon := map[string]map[int]bool{}
+	for _, e := range evals {
+		if atHorizon[e.res.Task] == nil {
+			atHorizon[e.res.Task] = map[int]bool{}
+		}
+		atHorizon[e.res.Task][e.res.HorizonMult] = true
+	}
+	shown := func(e evalInput, paperMult int) bool {
+		return e.res.HorizonMult == paperMult || !atHorizon[e.res.Task][paperMult]
+	}
 	b.printf("## Accuracy (Tab. main-acc, Tab. main-acc-h1)\n\n")
-	for i, e := range evals {
-		b.evalTable(e, "Tab. main-acc", "rollout relL2", []metricCol{{eval.MetricRelL2, "relL2", &MainAcc, e.res.Task}}, true, i == 0 || evals[i-1].file != e.file)
+	first := true // the first table of each file lists its checkpoints
+	var listed []string
+	for _, e := range evals {
+		if !shown(e, 1) {
+			continue
+		}
+		first = !slices.Contains(listed, e.file)
+		listed = append(listed, e.file)
+		b.evalTable(e, "Tab. main-acc", "rollout relL2", []metricCol{{eval.MetricRelL2, "relL2", &MainAcc, e.res.Task}}, true, first)
 		b.evalTable(e, "Tab. main-acc-h1", "rollout relH1", []metricCol{{eval.MetricRelH1, "relH1", &MainAccH1, e.res.Task}}, true, false)
 	}
 	b.printf("## Long-horizon stability (Tab. stability)\n\n")
 	for _, e := range evals {
+		if !shown(e, 4) {
+			continue
+		}
+		first = !slices.Contains(listed, e.file)
+		listed = append(listed, e.file)
 		if e.res.Models[0].Eval.Static {
 			b.printf("Task %s (%s) is a single prediction: no rollout, so no stability table.\n\n", e.res.Task, code(e.file))
 			continue
@@ -94,10 +120,13 @@ func (b *builder) evalSections(evals []evalInput) {
 		b.evalTable(e, "Tab. stability", "stability", []metricCol{
 			{eval.MetricMSE, "MSE", &Stability, t + "/mse"},
 			{eval.MetricEnergyDrift, "E-drift", &Stability, t + "/energy_drift"},
-			{"crash", "crash", &Stability, t + "/crash"}}, false, false)
+			{"crash", "crash", &Stability, t + "/crash"}}, false, first)
 	}
 	b.printf("## Spectral fidelity (Tab. spectral)\n\n")
 	for _, e := range evals {
+		if !shown(e, 1) {
+			continue
+		}
 		t := e.res.Task
 		b.evalTable(e, "Tab. spectral", "spectral error", []metricCol{
 			{eval.MetricBandLow, "E_low", &Spectral, t + "/band_low"},
@@ -105,7 +134,13 @@ func (b *builder) evalSections(evals []evalInput) {
 			{eval.MetricBandHigh, "E_high", nil, ""},
 			{eval.MetricSF, "SF", &Spectral, t + "/sf"}}, false, false)
 	}
-	b.fnoWider(evals)
+	var wider []evalInput
+	for _, e := range evals {
+		if shown(e, 1) {
+			wider = append(wider, e)
+		}
+	}
+	b.fnoWider(wider)
 }
 
 // evalSource writes where an evaluation's numbers come from: the file,
@@ -248,6 +283,13 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 	b.printf("\n")
 
 	where := fmt.Sprintf("%s, %s (%s)", item, task, e.file)
+	// like: this evaluation is at the horizon of the paper's table, so a
+	// different order is a contradiction; otherwise it is only reported.
+	paperMult := 1
+	if item == "Tab. stability" {
+		paperMult = 4
+	}
+	like := r.HorizonMult == paperMult
 	var notes []string
 	switch {
 	case paperTab == nil:
@@ -277,12 +319,17 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 					es = append(es, rankEntry{label: m.Label, key: keys[i], ours: iv, paper: p})
 				}
 			}
-			notes = append(notes, b.rankNotes(where, c.head, es)...)
+			notes = append(notes, b.rankNotes(rankGroup{item: item, task: task, file: e.file, metric: c.head}, es, like)...)
 			if c.metric == "crash" {
 				for _, e := range es {
 					if e.ours.Mean > e.paper.High {
-						notes = append(notes, b.contradict(where, fmt.Sprintf("%s crashes on %s of its test trajectories (Wilson %s); the paper's %s crashes on none (%s).",
-							e.label, num(e.ours.Mean), ours(e.ours), e.key, paperCell(e.paper, true))))
+						what := fmt.Sprintf("%s crashes on %s of its test trajectories (Wilson %s); the paper's %s crashes on none (%s).",
+							e.label, num(e.ours.Mean), ours(e.ours), e.key, paperCell(e.paper, true))
+						if like {
+							notes = append(notes, b.contradict(where, what))
+						} else {
+							notes = append(notes, notLike+what)
+						}
 					}
 				}
 			}
@@ -308,8 +355,12 @@ type rankEntry struct {
 
 // rankNotes compares the order of every pair of models the paper ranks
 // (different rows, different values; lower is better) with ours, and
-// says where ours reverses it.
-func (b *builder) rankNotes(where, metric string, es []rankEntry) []string {
+// says where ours reverses it. With like (the evaluation is at the
+// paper's horizon for the table) each reversal is a contradiction and the
+// group's counts enter the report's summary; otherwise the reversals are
+// only reported.
+func (b *builder) rankNotes(g rankGroup, es []rankEntry, like bool) []string {
+	where := fmt.Sprintf("%s, %s (%s)", g.item, g.task, g.file)
 	var notes, agree []string
 	for i := range es {
 		for j := i + 1; j < len(es); j++ {
@@ -317,6 +368,7 @@ func (b *builder) rankNotes(where, metric string, es []rankEntry) []string {
 			if x.key == y.key || x.paper.Mean == y.paper.Mean || math.IsNaN(x.ours.Mean) || math.IsNaN(y.ours.Mean) {
 				continue
 			}
+			g.pairs++
 			if x.paper.Mean > y.paper.Mean { // x: the paper's better one
 				x, y = y, x
 			}
@@ -324,19 +376,48 @@ func (b *builder) rankNotes(where, metric string, es []rankEntry) []string {
 				agree = append(agree, fmt.Sprintf("%s ahead of %s", x.key, y.key))
 				continue
 			}
+			g.reversed++
 			res := "our intervals do not overlap, so the reversal is resolved at 95%"
 			if !disjoint(x.ours, y.ours) {
 				res = "but our intervals overlap, so ours does not resolve the order at 95%"
+			} else {
+				g.resolved = append(g.resolved, fmt.Sprintf("%s ahead of %s (%s)", y.key, x.key, ratio(x.ours.Mean, y.ours.Mean)))
 			}
-			notes = append(notes, b.contradict(where, fmt.Sprintf("in %s the paper ranks %s (%s) ahead of %s (%s); ours ranks %s (%s) ahead of %s (%s), by %s; %s.",
-				metric, x.key, paperNum(x.paper.Mean), y.key, paperNum(y.paper.Mean),
-				y.label, ours(y.ours), x.label, ours(x.ours), ratio(x.ours.Mean, y.ours.Mean), res)))
+			what := fmt.Sprintf("in %s the paper ranks %s (%s) ahead of %s (%s); ours ranks %s (%s) ahead of %s (%s), by %s; %s.",
+				g.metric, x.key, paperNum(x.paper.Mean), y.key, paperNum(y.paper.Mean),
+				y.label, ours(y.ours), x.label, ours(x.ours), ratio(x.ours.Mean, y.ours.Mean), res)
+			if like {
+				notes = append(notes, b.contradictRank(where, what))
+			} else {
+				notes = append(notes, notLike+what)
+			}
 		}
 	}
 	if len(agree) > 0 {
-		notes = append(notes, fmt.Sprintf("Agrees with the paper's order in %s: %s.", metric, strings.Join(agree, ", ")))
+		notes = append(notes, fmt.Sprintf("Agrees with the paper's order in %s: %s.", g.metric, strings.Join(agree, ", ")))
+	}
+	if like && g.pairs > 0 {
+		b.ranks = append(b.ranks, g)
 	}
 	return notes
+}
+
+// notLike prefixes a difference from the paper found in an evaluation at
+// another horizon than the paper's table: reported, not counted.
+const notLike = "Differs from the paper (at another horizon than the paper's table, so not counted as a contradiction): "
+
+// rankGroup counts, for one table, task and metric, the pairs of models
+// the paper orders and how ours orders them.
+type rankGroup struct {
+	item, task, file, metric string
+	pairs, reversed          int
+	resolved                 []string // "A ahead of B (ratio)", ours' better first
+}
+
+// kendall is Kendall's tau-a between the paper's order and ours over the
+// compared pairs: 1 when every pair agrees, -1 when every pair is reversed.
+func (g rankGroup) kendall() float64 {
+	return float64(g.pairs-2*g.reversed) / float64(g.pairs)
 }
 
 // fnoWider writes Tab. fno-wider from the Burgers and 3D-CFD evaluations
@@ -381,8 +462,14 @@ func (b *builder) fnoWider(evals []evalInput) {
 			b.printf("| %s |\n", strings.Join(row, " | "))
 		}
 		b.printf("\nInference times are in the cost section (Tab. cost) when a bench JSON is given; the paper's are 1.2 ms (FNO), 3.9 ms (FNO-wider) and 4.0 ms (U-HNO).\n\n")
-		where := fmt.Sprintf("Tab. fno-wider, %s (%s)", t, e.file)
-		notes := append(b.rankNotes(where, "relL2", l2), b.rankNotes(where, "relH1", h1)...)
+		like := e.res.HorizonMult == 1
+		if !like {
+			b.printf("This evaluation is at x%d the training horizon (%d steps); the paper's Tab. fno-wider is at the training horizon.\n\n", e.res.HorizonMult, e.res.Steps)
+		}
+		g := rankGroup{item: "Tab. fno-wider", task: t, file: e.file}
+		g2 := g
+		g.metric, g2.metric = "relL2", "relH1"
+		notes := append(b.rankNotes(g, l2, like), b.rankNotes(g2, h1, like)...)
 		if !slices.Contains(keys, KeyFNOWider) {
 			notes = append(notes, "This evaluation has no wider FNO (an FNO with at least 2.5x the parameters of the other FNO counts as FNO-wider; the paper's has width 56, `uhno train --model fno --width 56`).")
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,8 @@ func TestReportWrite(t *testing.T) {
 		// contradictions is the number the report must state; figures
 		// the number of PNGs.
 		contradictions, figures int
+		// summary are lines Result.Summary must hold.
+		summary []string
 	}{
 		{
 			name: "burgers eval, FNO ahead of U-HNO",
@@ -43,9 +46,35 @@ func TestReportWrite(t *testing.T) {
 				"### Tab. fno-wider, 1D Burgers",
 				"This evaluation has no wider FNO",
 				"| Tab. cost | not rebuilt |",
+				// Tab. stability at x1 is not the paper's horizon: reported, not counted
+				"Differs from the paper (at another horizon than the paper's table, so not counted as a contradiction): in MSE the paper ranks U-HNO",
+				"| table | task | metric | pairs | reversed | resolved | Kendall's tau | resolved reversals: ours ahead (by) |",
+				"| Tab. main-acc | burgers | relL2 | 1 | 1 | 1 | -1.00 | FNO ahead of U-HNO (50.0x) |",
 			},
-			// relL2, relH1 and the fno-wider pair twice, MSE, E-drift, E_low, E_mid, SF.
+			absent: []string{"| Tab. stability | burgers |"},
+			// relL2, relH1 and the fno-wider pair twice, E_low, E_mid, SF.
+			contradictions: 7,
+			summary: []string{"Tab. main-acc, burgers, relL2: 1 of 1 ranked pairs reversed, 1 resolved at 95% (FNO ahead of U-HNO (50.0x))",
+				"Tab. fno-wider, burgers, relH1: 1 of 1 ranked pairs reversed, 1 resolved at 95% (FNO ahead of U-HNO (35.0x))"},
+		},
+		{
+			name: "burgers at x1 and x4: each table from the paper's horizon only",
+			inputs: func(t *testing.T, root string) []string {
+				return []string{
+					writeEval(t, root, "eval-burgers", "burgers", 1, fixtureModel{"uhno", 620000, 0.06, 0.07}, fixtureModel{"fno", 600000, 0.0012, 0.002}),
+					writeEval(t, root, "eval-burgers-long", "burgers", 4, fixtureModel{"uhno", 620000, 0.06, 0.07}, fixtureModel{"fno", 600000, 0.0012, 0.002}),
+				}
+			},
+			want: []string{
+				"rollout of 100 steps (horizon x4)", // the stability table's source
+				"| Tab. stability | burgers | MSE | 1 | 1 | 1 | -1.00 | FNO ahead of U-HNO (",
+				"| Tab. main-acc | burgers | relL2 | 1 | 1 | 1 | -1.00 |",
+			},
+			absent: []string{"This evaluation is at x4 the training horizon", "The paper's Tab. stability is at 4x the training horizon; this evaluation is at x1",
+				"Differs from the paper (at another horizon"},
+			// x1: relL2, relH1, E_low, E_mid, SF, the fno-wider pair twice; x4: MSE and E-drift in Tab. stability
 			contradictions: 9,
+			summary:        []string{"Tab. stability, burgers, E-drift: 1 of 1 ranked pairs reversed"},
 		},
 		{
 			name: "burgers eval with baselines: their paper rows beside them",
@@ -61,12 +90,15 @@ func TestReportWrite(t *testing.T) {
 				"Agrees with the paper's order in relL2: U-HNO ahead of Conv-FNO, U-HNO ahead of FNO, U-HNO ahead of WNO, Conv-FNO ahead of FNO, Conv-FNO ahead of WNO, FNO ahead of WNO.",
 				// Tab. stability: the paper has WNO ahead of FNO in MSE and E-drift; ours the other way
 				"in MSE the paper ranks WNO (0.131) ahead of FNO (0.155); ours ranks fno (0.6M)",
+				"| Tab. main-acc | burgers | relL2 | 6 | 0 | 0 | 1.00 | — |",
+				"| Tab. spectral | burgers | SF | 6 | 1 | 1 | 0.67 | FNO ahead of WNO (1.25x) |",
 			},
 			// Tab. fno-wider has no rows for the other baselines
 			absent: []string{"| convfno (0.66M) | Conv-FNO | 0.66 |", "| wno (0.65M) | WNO | 0.65 |"},
-			// the paper has WNO ahead of FNO in Tab. stability's MSE and
-			// E-drift and Tab. spectral's E_low, E_mid and SF; ours the other way
-			contradictions: 5,
+			// the paper has WNO ahead of FNO in Tab. spectral's E_low,
+			// E_mid and SF; ours the other way (and in Tab. stability's MSE
+			// and E-drift, but at x1, not the paper's horizon: not counted)
+			contradictions: 3,
 		},
 		{
 			name: "ns2d eval at 4x, U-HNO ahead",
@@ -226,6 +258,11 @@ func TestReportWrite(t *testing.T) {
 			}
 			if got := strings.Count(md, "**Contradicts the paper:**"); got != c.contradictions || len(res.Contradictions) != c.contradictions {
 				t.Errorf("%d contradictions stated (%d returned), want %d: %q", got, len(res.Contradictions), c.contradictions, res.Contradictions)
+			}
+			for _, w := range c.summary {
+				if !slices.Contains(res.Summary, w) && !slices.ContainsFunc(res.Summary, func(l string) bool { return strings.HasPrefix(l, w) }) {
+					t.Errorf("summary lacks %q: %q", w, res.Summary)
+				}
 			}
 			if len(res.Figures) != c.figures {
 				t.Errorf("%d figures, want %d: %v", len(res.Figures), c.figures, res.Figures)

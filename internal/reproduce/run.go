@@ -543,7 +543,9 @@ func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps
 	if err != nil {
 		return err
 	}
-	for _, c := range res.Contradictions {
+	// One line per ranking with reversals, then each other claim; the
+	// report states every reversal.
+	for _, c := range res.Summary {
 		fmt.Fprintf(o.Out, "contradicts the paper: %s\n", c)
 	}
 	fmt.Fprintf(o.Out, "reproduce: report in %s, %d figures\n", res.Report, len(res.Figures))
