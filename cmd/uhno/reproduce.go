@@ -60,11 +60,13 @@ as uhno train scales it):
 scheduler can run the grid; --slurm FILE writes a Slurm script doing so
 (a job array of --cell, then an afterok job of --finish). --dry-run prints
 the grid, every run's parameter count beside U-HNO's, its data and an
-estimate of its time from a short measured step on this machine. A
-task's column can be reported while the grid still trains other tasks:
-the same command with --tasks TASK --finish evaluates and reports that
-task's finished cells, and the whole grid's finish later skips those
-evaluations as current.
+estimate of its time from a short measured step on this machine.
+Without --cell or --finish, each task is evaluated as soon as its last run
+is trained and the report is rewritten over the tasks done so far (an
+interim report, said so at its top), so a grid of days shows each column
+when it is ready; the finish then skips those evaluations as current. On
+a cluster, the same command with --tasks TASK --finish reports one task's
+finished cells early.
 3D-CFD needs PDEBench's file (--pdebench FILE, or one indexed by uhno
 datagen --pdebench); without it the report lists the cells left out.`,
 		Example: `  uhno reproduce --dry-run --schedule paper

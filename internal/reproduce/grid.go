@@ -16,6 +16,10 @@
 // a model from the comparison).
 //
 // Planning is pure (Plan); Run trains, evaluates, benches and reports.
+// A whole-grid run evaluates each task when its last run is trained and
+// rewrites the report then (interim), so a grid of days reports each
+// column as soon as it can; the finish evaluates what is not current yet,
+// benches and writes the final report.
 // A grid of independent trainings is a job array: RunOptions.Cell K
 // trains run K alone, so any scheduler can run the cells (WriteSlurm
 // writes a Slurm script), and RunOptions.Finish evaluates and reports

@@ -174,7 +174,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		if opts.Cell >= len(runs) {
 			return fmt.Errorf("reproduce: --cell %d: the grid has cells 0 to %d", opts.Cell, len(runs)-1)
 		}
-		return opts.train(ctx, runs[opts.Cell:opts.Cell+1])
+		return opts.train(ctx, runs[opts.Cell:opts.Cell+1], nil)
 	case opts.Finish:
 		var open []string
 		for _, p := range runs {
@@ -187,7 +187,8 @@ func Run(ctx context.Context, opts *RunOptions) error {
 				len(open), len(runs), strings.Join(open, ", "))
 		}
 	default:
-		if err := opts.train(ctx, runs); err != nil {
+		it := &interim{o: opts, g: grid, runs: runs, steps: steps, about: about, total: len(gridTasks(grid))}
+		if err := opts.train(ctx, runs, it.taskDone); err != nil {
 			return err
 		}
 	}
@@ -356,17 +357,38 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // estimate of the time left, plain progress lines over the grid, and the
 // run's own bar (one training at a time; with --parallel the runs' bars
 // are off, their lines interleave).
-func (o *RunOptions) train(ctx context.Context, runs []*planned) error {
+//
+// taskDone, if not nil, is called once for each task all of whose runs
+// (among runs) are trained, when some run is left to train: before the
+// trainings for a task trained already, else by the worker that finished
+// its last run, while the other workers train on. Its error stops the
+// grid as a training error does.
+func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(context.Context, experiment.Env, string) error) error {
 	var todo []*planned
+	left := map[string]int{} // untrained runs per task
 	for _, p := range runs {
 		if p.state == experiment.RunDone {
 			fmt.Fprintf(o.Out, "reproduce: %s: trained already\n", p.Dir)
 			continue
 		}
 		todo = append(todo, p)
+		left[p.Task]++
 	}
 	if len(todo) == 0 {
-		return nil
+		return nil // the finish, next, evaluates everything
+	}
+	if taskDone != nil {
+		var tasks []string
+		for _, p := range runs {
+			if left[p.Task] == 0 && !slices.Contains(tasks, p.Task) {
+				tasks = append(tasks, p.Task)
+			}
+		}
+		for _, task := range tasks {
+			if err := taskDone(ctx, o.Env, task); err != nil {
+				return err
+			}
+		}
 	}
 	par := max(o.Parallel, 1)
 	par = min(par, len(todo))
@@ -421,11 +443,24 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned) error {
 					firstErr = err
 					cancel()
 				}
+				last := false
 				if err == nil {
 					done++
 					bar.Add(1)
+					left[p.Task]--
+					last = left[p.Task] == 0
 				}
 				state.Unlock()
+				if last && taskDone != nil {
+					if err := taskDone(ctx, env, p.Task); err != nil {
+						state.Lock()
+						if firstErr == nil {
+							firstErr = err
+							cancel()
+						}
+						state.Unlock()
+					}
+				}
 			}
 		}()
 	}
@@ -447,23 +482,21 @@ func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planne
 	return experiment.Train(ctx, &t)
 }
 
-// finish runs the ablations' evaluations, the evaluations, the benches
-// and the report.
-func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps int, about string) error {
-	var inputs, notes []string
-	// Tab. ablation-extra: experiment.Ablate over <task>/ablate, whose
-	// runs are all trained by now (Full through the link).
-	for _, task := range report.PaperTasks {
-		var modes []string
-		for _, r := range g.Runs {
-			if r.Task == task && r.Mode != "" {
-				modes = append(modes, r.Mode)
-			}
+// evaluateTask runs task's part of the finish: the ablation's
+// evaluations (Tab. ablation-extra: experiment.Ablate over <task>/ablate,
+// whose runs are all trained by now, Full through the link) and the
+// side-by-side evaluations. It returns the directories the report reads
+// and notes on what could not be evaluated. Current evaluations are
+// skipped, so a second call costs seconds.
+func (o *RunOptions) evaluateTask(ctx context.Context, env experiment.Env, g *Grid, runs []*planned, steps int, task string) (inputs, notes []string, err error) {
+	var modes []string
+	for _, r := range g.Runs {
+		if r.Task == task && r.Mode != "" {
+			modes = append(modes, r.Mode)
 		}
-		if len(modes) == 0 {
-			continue
-		}
-		a := experiment.AblateOptions{Env: o.Env, Task: task, Modes: strings.Join(modes, ","), Dir: filepath.Join(o.Dir, ablateDir(task)),
+	}
+	if len(modes) > 0 {
+		a := experiment.AblateOptions{Env: env, Task: task, Modes: strings.Join(modes, ","), Dir: filepath.Join(o.Dir, ablateDir(task)),
 			Sets: o.setsFor(task), Steps: steps, Params: o.Params, DataDir: o.DataDir, Threads: o.Threads, Quiet: o.Quiet,
 			Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
 			DynamicsEvery: experiment.DefaultDynamicsEvery,
@@ -473,14 +506,17 @@ func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps
 				}
 				return o.Configure(task, mode, steps, append(o.setsFor(task), sets...))
 			}}
-		fmt.Fprintf(o.Out, "reproduce: ablation of %s (Tab. ablation-extra) in %s\n", task, a.Dir)
+		fmt.Fprintf(env.Out, "reproduce: ablation of %s (Tab. ablation-extra) in %s\n", task, a.Dir)
 		if err := experiment.Ablate(ctx, &a); err != nil {
-			return err
+			return nil, nil, err
 		}
 		inputs = append(inputs, a.Dir)
 	}
 	for _, e := range g.Evals {
-		eo := experiment.EvalOptions{Env: o.Env, HorizonMult: e.HorizonMult, Dir: filepath.Join(o.Dir, e.Dir), DataDir: o.DataDir,
+		if e.Task != task {
+			continue
+		}
+		eo := experiment.EvalOptions{Env: env, HorizonMult: e.HorizonMult, Dir: filepath.Join(o.Dir, e.Dir), DataDir: o.DataDir,
 			Threads: o.Threads, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, Quiet: o.Quiet, SkipCurrent: true}
 		for _, r := range e.Runs {
 			eo.Checkpoints = append(eo.Checkpoints, filepath.Join(o.Dir, r))
@@ -489,33 +525,105 @@ func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps
 			path, err := o.stabilityData(ctx, runs, e)
 			if err != nil {
 				if ctx.Err() != nil {
-					return err
+					return nil, nil, err
 				}
 				msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
-				fmt.Fprintf(o.Out, "reproduce: %s\n", msg)
+				fmt.Fprintf(env.Out, "reproduce: %s\n", msg)
 				notes = append(notes, msg)
 				continue
 			}
 			eo.TestData = path
 		}
-		fmt.Fprintf(o.Out, "reproduce: evaluating %s at %dx the training horizon into %s\n", e.Task, e.HorizonMult, eo.Dir)
+		fmt.Fprintf(env.Out, "reproduce: evaluating %s at %dx the training horizon into %s\n", e.Task, e.HorizonMult, eo.Dir)
 		if err := experiment.Eval(ctx, &eo); err != nil {
 			if e.HorizonMult == 1 || ctx.Err() != nil {
-				return err
+				return nil, nil, err
 			}
 			// Tab. stability needs trajectories 4x the rollout long; the
 			// data of a task may not hold them: said in the report.
 			msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
-			fmt.Fprintf(o.Out, "reproduce: %s\n", msg)
+			fmt.Fprintf(env.Out, "reproduce: %s\n", msg)
 			notes = append(notes, msg)
 			continue
 		}
 		inputs = append(inputs, eo.Dir)
 	}
 	for _, p := range runs {
-		if p.Mode == "" {
+		if p.Task == task && p.Mode == "" {
 			inputs = append(inputs, p.dir)
 		}
+	}
+	return inputs, notes, nil
+}
+
+// gridTasks are the tasks of the grid's runs, in the paper's order.
+func gridTasks(g *Grid) []string {
+	var out []string
+	for _, task := range report.PaperTasks {
+		if slices.ContainsFunc(g.Runs, func(r Cell) bool { return r.Task == task }) {
+			out = append(out, task)
+		}
+	}
+	return out
+}
+
+// interim is the hook of a whole-grid run (neither --cell nor --finish)
+// that evaluates a task as soon as the last of its runs is trained and
+// rewrites the report over the tasks evaluated so far, so that a grid of
+// days shows each column when it is done rather than at the end. The
+// finish evaluates every task again (skipping what is current), benches
+// and writes the final report. A failed evaluation here is said and left
+// to the finish: the other tasks' trainings go on.
+type interim struct {
+	o                *RunOptions
+	g                *Grid
+	runs             []*planned
+	steps            int
+	about            string
+	mu               sync.Mutex // one evaluation at a time
+	inputs, notes    []string
+	evaluated, total int
+}
+
+// taskDone evaluates task and rewrites the report; env is the grid's
+// (locked) output.
+func (it *interim) taskDone(ctx context.Context, env experiment.Env, task string) error {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	o := it.o
+	fmt.Fprintf(env.Out, "reproduce: every run of %s is trained: evaluating it now (the report grows a column)\n", task)
+	in, notes, err := o.evaluateTask(ctx, env, it.g, it.runs, it.steps, task)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		fmt.Fprintf(env.Out, "reproduce: evaluating %s failed: %v; training goes on, and the finish tries again\n", task, err)
+		return nil
+	}
+	it.inputs, it.notes = append(it.inputs, in...), append(it.notes, notes...)
+	it.evaluated++
+	note := fmt.Sprintf("This report is interim: %d of the grid's %d tasks are trained and evaluated (the last: %s); "+
+		"the grid is still training, and its finish rewrites this report with every task and Tab. cost.", it.evaluated, it.total, task)
+	res, err := report.Write(report.Options{Inputs: it.inputs, Dir: filepath.Join(o.Dir, "report"), Version: o.Version,
+		Command: o.Command, Notes: o.notes(it.g, it.runs, it.about, append(slices.Clone(it.notes), note))})
+	if err != nil {
+		fmt.Fprintf(env.Out, "reproduce: interim report failed: %v; training goes on\n", err)
+		return nil
+	}
+	fmt.Fprintf(env.Out, "reproduce: interim report in %s (%d of %d tasks)\n", res.Report, it.evaluated, it.total)
+	return nil
+}
+
+// finish evaluates every task (evaluateTask), runs the benches and writes
+// the report.
+func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps int, about string) error {
+	var inputs, notes []string
+	for _, task := range gridTasks(g) {
+		in, nt, err := o.evaluateTask(ctx, o.Env, g, runs, steps, task)
+		if err != nil {
+			return err
+		}
+		inputs, notes = append(inputs, in...), append(notes, nt...)
 	}
 	if len(g.Bench) > 0 {
 		dir := filepath.Join(o.Dir, "bench")

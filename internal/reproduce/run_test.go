@@ -129,6 +129,9 @@ func TestRunEndToEnd(t *testing.T) {
 	if trainedAlready(stdout) > 0 {
 		t.Errorf("a fresh directory had trained runs:\n%s", stdout)
 	}
+	// Burgers was evaluated and reported as soon as its last run was
+	// trained, before Darcy's first run.
+	interimFirst(t, stdout, "burgers", "darcy/fno", "(1 of 2 tasks)")
 	// Tab. stability on Burgers: the tiny data are too short for 4x, so
 	// reproduce made a longer test file from another seed.
 	var r4 eval.Results
@@ -165,6 +168,40 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	if !mtime(t, r4.Data).Equal(longData) {
 		t.Errorf("the rerun rewrote the long test file %s", r4.Data)
+	}
+
+	// A grid with Burgers trained and a Darcy run to train: Burgers's
+	// column is reported (its evaluations current, not redone) before
+	// Darcy trains.
+	if err := os.RemoveAll(filepath.Join(out, "darcy/fno")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err = run(t, o)
+	if err != nil {
+		t.Fatalf("rerun without darcy/fno: %v\n%s", err, stdout)
+	}
+	interimFirst(t, stdout, "burgers", "darcy/fno", "(1 of 2 tasks)")
+	if !mtime(t, filepath.Join(out, "burgers/eval/results.json")).Equal(before["burgers/eval/results.json"]) {
+		t.Errorf("the interim evaluation redid burgers/eval")
+	}
+}
+
+// interimFirst checks that stdout says task was evaluated and the interim
+// report written (with the count want) before the run next started
+// training.
+func interimFirst(t *testing.T, stdout, task, next, want string) {
+	t.Helper()
+	ev := strings.Index(stdout, "reproduce: every run of "+task+" is trained: evaluating it now")
+	rep := strings.Index(stdout, "reproduce: interim report in ")
+	tr := -1
+	for i, l := range strings.SplitAfter(stdout, "\n") {
+		if (strings.Contains(l, " "+next+" (") || strings.Contains(l, " "+next+": ")) && strings.Contains(l, ": training into ") {
+			tr = len(strings.Join(strings.SplitAfter(stdout, "\n")[:i], ""))
+			break
+		}
+	}
+	if ev < 0 || rep < ev || tr < rep || !strings.Contains(stdout[rep:], want) {
+		t.Errorf("want %s evaluated (at %d) and the interim report %s (at %d) before %s trains (at %d):\n%s", task, ev, want, rep, next, tr, stdout)
 	}
 }
 
