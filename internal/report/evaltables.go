@@ -387,7 +387,7 @@ func (b *builder) rankNotes(g rankGroup, es []rankEntry, like bool) []string {
 				g.metric, x.key, paperNum(x.paper.Mean), y.key, paperNum(y.paper.Mean),
 				y.label, ours(y.ours), x.label, ours(x.ours), ratio(x.ours.Mean, y.ours.Mean), res)
 			if like {
-				notes = append(notes, b.contradictRank(where, what))
+				notes = append(notes, b.contradictDetail(where, what))
 			} else {
 				notes = append(notes, notLike+what)
 			}

@@ -105,22 +105,29 @@ func (b *builder) printf(format string, args ...any) { fmt.Fprintf(&b.body, form
 // contradict records and returns a statement of where ours contradicts
 // the paper.
 func (b *builder) contradict(where, what string) string {
-	b.contradictions.claims = append(b.contradictions.claims, where+": "+what)
-	return b.contradictRank(where, what)
+	b.summarise(where, what)
+	return b.contradictDetail(where, what)
 }
 
-// contradictRank records and returns a statement of a pair of models that
-// ours orders the other way from the paper; the summary counts these per
-// ranking group (builder.ranks) instead of listing them.
-func (b *builder) contradictRank(where, what string) string {
+// contradictDetail records and returns a statement of contradiction that
+// the summary holds in short, not word for word: a pair of models that
+// ours orders the other way from the paper (counted per ranking group,
+// builder.ranks), or one metric in which an ablation mode beats Full
+// (summarised per mode).
+func (b *builder) contradictDetail(where, what string) string {
 	b.contradictions.all = append(b.contradictions.all, where+": "+what)
 	return "**Contradicts the paper:** " + what
 }
 
-// contradictions are the statements of contradiction: all of them, and
-// those that are not a reversed pair of a ranking (claims: a mode beating
-// Full, a most damaging change, a cost ratio, a crash rate), which the
-// summary lists one by one.
+// summarise adds a line to the summary's list of claims.
+func (b *builder) summarise(where, what string) {
+	b.contradictions.claims = append(b.contradictions.claims, where+": "+what)
+}
+
+// contradictions are the statements of contradiction: all of them, as
+// each section states them, and the claims the summary lists (a mode
+// beating Full, summed up per mode; a most damaging change; a cost ratio;
+// a crash rate), the ranking reversals being summed up per group instead.
 type contradictions struct{ all, claims []string }
 
 // summary is Result.Summary: per ranking group with a reversal, one line;
