@@ -161,6 +161,34 @@ func (g *stGeom) col2im(dxb, dP []float32, offs []int32, n int) {
 	}
 }
 
+// stIm2col, stIm2colT and stCol2im run the C versions of im2col,
+// im2colT and col2im where they are built (stencil_amd64.c: the same bits,
+// several times faster on a stencil's mostly consecutive reads), else the
+// Go loops above, which define them.
+func (b *Backend) stIm2col(g *stGeom, patch, xb []float32, offs []int32, n int) {
+	if haveFastStencil && !b.rs.forceGo {
+		g.im2colC(patch, xb, offs, n)
+		return
+	}
+	g.im2col(patch, xb, offs, n)
+}
+
+func (b *Backend) stIm2colT(g *stGeom, patchT, xb []float32, offs []int32, n int) {
+	if haveFastStencil && !b.rs.forceGo {
+		g.im2colTC(patchT, xb, offs, n)
+		return
+	}
+	g.im2colT(patchT, xb, offs, n)
+}
+
+func (b *Backend) stCol2im(g *stGeom, dxb, dP []float32, offs []int32, n int) {
+	if haveFastStencil && !b.rs.forceGo {
+		g.col2imC(dxb, dP, offs, n)
+		return
+	}
+	g.col2im(dxb, dP, offs, n)
+}
+
 // stencilA rearranges k [S, Cout, Cin] into A [Cout, S*Cin].
 func (g *stGeom) stencilA(dst, k []float32) {
 	for s := 0; s < g.s; s++ {
@@ -194,7 +222,7 @@ func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic
 			inv := s.floats(rsSlotStInv, n)
 			g.fill(offs, inv, p0, n)
 			patch := s.floats(rsSlotPatch, convPackedLen(n, g.k, convNR))
-			g.im2col(patch, X[bi*g.cin*g.sp:][:g.cin*g.sp], offs, n)
+			b.stIm2col(&g, patch, X[bi*g.cin*g.sp:][:g.cin*g.sp], offs, n)
 			yt := Y[bi*g.cout*g.sp+p0:]
 			b.convGemm(yt, g.sp, g.cout, n, wa, patch, g.k, false)
 			for o := 0; o < g.cout; o++ {
@@ -253,7 +281,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 				}
 				if dk != nil {
 					patchT := s.floats(rsSlotPatch, convPackedLen(g.k, n, convNR))
-					g.im2colT(patchT, xb, offs, n)
+					b.stIm2colT(&g, patchT, xb, offs, n)
 					dya := s.floats(rsSlotDYA, convPackedLen(g.cout, n, convMR))
 					b.packA(dya, dys, g.cout, n, n, 1)
 					part := parts[bi*g.cout*g.k:][:g.cout*g.k]
@@ -264,7 +292,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 					convPackB(dyp, dys, g.cout, n, n)
 					dP := s.floats(rsSlotDP, g.k*n)
 					b.convGemm(dP, n, g.k, n, wt, dyp, g.cout, false)
-					g.col2im(data(dx)[bi*g.cin*g.sp:][:g.cin*g.sp], dP, offs, n)
+					b.stCol2im(&g, data(dx)[bi*g.cin*g.sp:][:g.cin*g.sp], dP, offs, n)
 				}
 			}
 		}
