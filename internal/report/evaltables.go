@@ -70,6 +70,46 @@ func value(s eval.Summary, metric string) (eval.Interval, bool) {
 	return iv, true
 }
 
+// crashedAll reports whether every test trajectory of an evaluation
+// crashed (its rollout metrics are then empty).
+func crashedAll(s eval.Summary) bool {
+	return s.CrashRate != nil && s.CrashRate.N > 0 && s.CrashRate.Mean == 1
+}
+
+// rollValue is value for a rollout metric as the tables and the ranking
+// use it: a model that crashed on every trajectory ranks behind every
+// finite value (+Inf), and its cell says so; a model that crashed on some
+// has its mean over the others, and the cell says over how many.
+func rollValue(s eval.Summary, metric string) (iv eval.Interval, cell string) {
+	iv, _ = value(s, metric)
+	if metric == "crash" || s.CrashRate == nil || s.CrashRate.N == 0 || s.CrashRate.Mean == 0 {
+		return iv, ours(iv)
+	}
+	if crashedAll(s) {
+		inf := math.Inf(1)
+		return eval.Interval{Mean: inf, Low: inf, High: inf}, fmt.Sprintf("crashed (%d of %d trajectories)", s.CrashRate.N, s.CrashRate.N)
+	}
+	c := s.CrashRate
+	return iv, fmt.Sprintf("%s over the %d of %d trajectories that did not crash", ours(iv), c.N-int(math.Round(c.Mean*float64(c.N))), c.N)
+}
+
+// by is how far behind a value is: the ratio, or that the model behind
+// (named) crashed on every trajectory.
+func by(behind, ahead float64, name string) string {
+	if math.IsInf(behind, 1) {
+		return name + "'s crashes"
+	}
+	return ratio(behind, ahead)
+}
+
+// oursRank formats one of our values in a ranking statement.
+func oursRank(iv eval.Interval) string {
+	if math.IsInf(iv.Mean, 1) {
+		return "crashed on every trajectory"
+	}
+	return ours(iv)
+}
+
 // evalSections writes the tables built from evaluations.
 func (b *builder) evalSections(evals []evalInput) {
 	if len(evals) == 0 {
@@ -256,14 +296,14 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 	for i, m := range r.Models {
 		row := []string{m.Label, cmp.Or(keys[i], "—")}
 		for _, c := range cols {
-			iv, _ := value(m.Eval, c.metric)
-			row = append(row, ours(iv))
+			iv, cell := rollValue(m.Eval, c.metric)
+			row = append(row, cell)
 			if c.paper == nil {
 				continue
 			}
 			p, ok := c.paper.Get(keys[i], c.col)
 			row = append(row, paperCell(p, ok))
-			if ok && !math.IsNaN(iv.Mean) {
+			if ok && !math.IsNaN(iv.Mean) && !math.IsInf(iv.Mean, 0) {
 				if withRatio {
 					in := "no"
 					if inside(iv, p) {
@@ -313,7 +353,8 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 			}
 			var es []rankEntry
 			for i, m := range r.Models {
-				iv, ok := value(m.Eval, c.metric)
+				_, ok := value(m.Eval, c.metric)
+				iv, _ := rollValue(m.Eval, c.metric)
 				p, has := c.paper.Get(keys[i], c.col)
 				if ok && has {
 					es = append(es, rankEntry{label: m.Label, key: keys[i], ours: iv, paper: p})
@@ -381,11 +422,11 @@ func (b *builder) rankNotes(g rankGroup, es []rankEntry, like bool) []string {
 			if !disjoint(x.ours, y.ours) {
 				res = "but our intervals overlap, so ours does not resolve the order at 95%"
 			} else {
-				g.resolved = append(g.resolved, fmt.Sprintf("%s ahead of %s (%s)", y.key, x.key, ratio(x.ours.Mean, y.ours.Mean)))
+				g.resolved = append(g.resolved, fmt.Sprintf("%s ahead of %s (%s)", y.key, x.key, by(x.ours.Mean, y.ours.Mean, x.key)))
 			}
 			what := fmt.Sprintf("in %s the paper ranks %s (%s) ahead of %s (%s); ours ranks %s (%s) ahead of %s (%s), by %s; %s.",
 				g.metric, x.key, paperNum(x.paper.Mean), y.key, paperNum(y.paper.Mean),
-				y.label, ours(y.ours), x.label, ours(x.ours), ratio(x.ours.Mean, y.ours.Mean), res)
+				y.label, oursRank(y.ours), x.label, oursRank(x.ours), by(x.ours.Mean, y.ours.Mean, x.label), res)
 			if like {
 				notes = append(notes, b.contradictDetail(where, what))
 			} else {

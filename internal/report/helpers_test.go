@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,13 @@ type fixtureModel struct {
 // lives in package main; cmd/uhno/report_test.go writes that one).
 func writeEval(t *testing.T, root, name, task string, mult int, models ...fixtureModel) string {
 	t.Helper()
+	return writeEvalCrashes(t, root, name, task, mult, nil, models...)
+}
+
+// writeEvalCrashes is writeEval with crashed[model] of the 10 test
+// trajectories crashed (all 10: no rollout metric).
+func writeEvalCrashes(t *testing.T, root, name, task string, mult int, crashed map[string]int, models ...fixtureModel) string {
+	t.Helper()
 	dir := filepath.Join(root, name)
 	cfg := configtest.Builtin(t, task, nil)
 	res := eval.Results{Format: evalFormat, Version: "test", Task: task, Steps: cfg.Data.Rollout * mult, HorizonMult: mult,
@@ -58,6 +66,18 @@ func writeEval(t *testing.T, root, name, task string, mult int, models ...fixtur
 		label := m.model + " (" + paperNum(float64(m.params)/1e6) + "M)"
 		res.Models = append(res.Models, eval.ResultsModel{Label: label, Model: m.model, Params: m.params,
 			Checkpoint: filepath.Join("runs", task+"-"+m.model, "step-00000100"), Step: 100, Config: c, Eval: summary(m.relL2, m.relH1)})
+		if n := crashed[m.model]; n > 0 {
+			s := &res.Models[len(res.Models)-1].Eval
+			w := eval.Wilson(n, 10, 0.95)
+			s.CrashRate = &w
+			for k, v := range s.Metrics {
+				v.N = 10 - n
+				if n == 10 {
+					v = eval.Interval{Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+				}
+				s.Metrics[k] = v
+			}
+		}
 		if task == "darcy" {
 			s := &res.Models[len(res.Models)-1].Eval
 			s.Static, s.Steps, s.CrashRate = true, 1, nil

@@ -117,6 +117,32 @@ func TestReportWrite(t *testing.T) {
 			absent: []string{"this evaluation is at x4 (40 steps), so the values are not like for like", "Tab. fno-wider, "},
 		},
 		{
+			name: "ks eval with crashes: a model that crashed everywhere ranks last, a partial one says over how many",
+			inputs: func(t *testing.T, root string) []string {
+				return []string{writeEvalCrashes(t, root, "eval-ks-crash", "ks", 1, map[string]int{"gno": 10, "loglofno": 1},
+					fixtureModel{"uhno", 620000, 0.1, 0.12}, fixtureModel{"gno", 660000, 0, 0}, fixtureModel{"loglofno", 650000, 0.3, 0.35})}
+			},
+			want: []string{
+				"| gno (0.66M) | GNO | crashed (10 of 10 trajectories) | 0.554 [0.542, 0.566] | — | — |",
+				"| loglofno (0.65M) | LogLo-FNO | 0.3 [0.285, 0.315] over the 9 of 10 trajectories that did not crash |",
+				// the paper has GNO (0.554) behind U-HNO (0.405) and LogLo-FNO (0.4152): ours agrees
+				"Agrees with the paper's order in relL2: U-HNO ahead of GNO, U-HNO ahead of LogLo-FNO, LogLo-FNO ahead of GNO.",
+			},
+			absent: []string{"| gno (0.66M) | GNO | n/a |"},
+		},
+		{
+			name: "ks eval with crashes, reversed: a crash everywhere counts against the paper's order",
+			inputs: func(t *testing.T, root string) []string {
+				return []string{writeEvalCrashes(t, root, "eval-ks-crash2", "ks", 1, map[string]int{"uhno": 10},
+					fixtureModel{"uhno", 620000, 0.1, 0.12}, fixtureModel{"gno", 660000, 0.5, 0.6})}
+			},
+			want: []string{
+				"ours ranks gno (0.66M) (0.5 [0.475, 0.525]) ahead of uhno (0.62M) (crashed on every trajectory), by uhno (0.62M)'s crashes; our intervals do not overlap",
+				"| Tab. main-acc | ks | relL2 | 1 | 1 | 1 | -1.00 | GNO ahead of U-HNO (U-HNO's crashes) |",
+			},
+			contradictions: 2, // relL2 and relH1
+		},
+		{
 			name: "ks eval: no stability or spectral column in the paper",
 			inputs: func(t *testing.T, root string) []string {
 				return []string{writeEval(t, root, "eval-ks", "ks", 1, fixtureModel{"uhno", 620000, 0.4, 0.41})}
