@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -357,6 +358,76 @@ func TestConvWeightGradBits(t *testing.T) {
 			if math.Float32bits(got[e]) != math.Float32bits(want[e]) {
 				t.Fatalf("%d threads: dW[%d] = %g, want %g (the bits of the sample-order sum)", threads, e, got[e], want[e])
 			}
+		}
+	}
+}
+
+// TestConvMovesBits checks the C im2col, im2colT and col2im of the
+// convolutions against the Go loops bit for bit, on the tap offsets of
+// Conv3 (stride 1: most panels consecutive) and ConvDown (stride 2: none)
+// in 1D, 2D and 3D, over every tile of the plane (whole and partial
+// panels).
+func TestConvMovesBits(t *testing.T) {
+	if !havePatchC {
+		t.Skip("no C moves in this build")
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	fill := func(n int, nan bool) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+			if nan {
+				v[i] = float32(math.NaN())
+			}
+		}
+		return v
+	}
+	same := func(name string, got, want []float32) {
+		t.Helper()
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: [%d] = %g, Go %g", name, i, got[i], want[i])
+			}
+		}
+	}
+	b := New(1)
+	s := b.getScratch()
+	defer b.putScratch(s)
+	for _, c := range []struct {
+		in, out []int
+		cin     int
+	}{
+		{[]int{2, 3, 40}, []int{2, 4, 40}, 3}, {[]int{2, 3, 40}, []int{2, 4, 20}, 3},
+		{[]int{1, 5, 12, 20}, []int{1, 2, 12, 20}, 5}, {[]int{1, 5, 12, 20}, []int{1, 2, 6, 10}, 5},
+		{[]int{1, 2, 6, 8, 10}, []int{1, 2, 6, 8, 10}, 2}, {[]int{1, 2, 6, 8, 10}, []int{1, 2, 3, 4, 5}, 2},
+		{[]int{1, 64, 16, 16}, []int{1, 8, 16, 16}, 64}, // many taps x channels: several tiles
+	} {
+		x := &tensor.Tensor{Shape: c.in}
+		y := &tensor.Tensor{Shape: c.out}
+		g := newConvGeom(x, y)
+		tab := g.axisTables(s)
+		xb := fill(g.cin*g.sin, false)
+		for ti := 0; ti < g.tiles; ti++ {
+			p0, n := g.tileRange(ti)
+			offs := make([]int32, g.taps*n)
+			g.offsets(offs, tab, p0, n)
+			name := fmt.Sprintf("%v -> %v tile %d", c.in, c.out, ti)
+			size := convPackedLen(n, g.k, convNR)
+			got, want := fill(size, true), fill(size, true)
+			g.moves().im2col(got, xb, offs, n)
+			g.im2col(want, xb, offs, n)
+			same(name+": im2col", got, want)
+			size = convPackedLen(g.k, n, convNR)
+			got, want = fill(size, true), fill(size, true)
+			g.moves().im2colT(got, xb, offs, n)
+			g.im2colT(want, xb, offs, n)
+			same(name+": im2colT", got, want)
+			dP := fill(g.k*n, false)
+			want = fill(g.cin*g.sin, false)
+			got = append([]float32(nil), want...)
+			g.moves().col2im(got, dP, offs, n)
+			g.col2im(want, dP, offs, n)
+			same(name+": col2im", got, want)
 		}
 	}
 }

@@ -161,29 +161,33 @@ func (g *stGeom) col2im(dxb, dP []float32, offs []int32, n int) {
 	}
 }
 
+// moves is the geometry of the C moves (patch_amd64.c): patch row
+// k = s*cin + i.
+func (g *stGeom) moves() patchMoves { return patchMoves{t: g.s, cin: g.cin, sp: g.sp, ki: 1, kt: g.cin} }
+
 // stIm2col, stIm2colT and stCol2im run the C versions of im2col,
-// im2colT and col2im where they are built (stencil_amd64.c: the same bits,
+// im2colT and col2im where they are built (patch_amd64.c: the same bits,
 // several times faster on a stencil's mostly consecutive reads), else the
 // Go loops above, which define them.
 func (b *Backend) stIm2col(g *stGeom, patch, xb []float32, offs []int32, n int) {
-	if haveFastStencil && !b.rs.forceGo {
-		g.im2colC(patch, xb, offs, n)
+	if havePatchC && !b.rs.forceGo {
+		g.moves().im2col(patch, xb, offs, n)
 		return
 	}
 	g.im2col(patch, xb, offs, n)
 }
 
 func (b *Backend) stIm2colT(g *stGeom, patchT, xb []float32, offs []int32, n int) {
-	if haveFastStencil && !b.rs.forceGo {
-		g.im2colTC(patchT, xb, offs, n)
+	if havePatchC && !b.rs.forceGo {
+		g.moves().im2colT(patchT, xb, offs, n)
 		return
 	}
 	g.im2colT(patchT, xb, offs, n)
 }
 
 func (b *Backend) stCol2im(g *stGeom, dxb, dP []float32, offs []int32, n int) {
-	if haveFastStencil && !b.rs.forceGo {
-		g.col2imC(dxb, dP, offs, n)
+	if havePatchC && !b.rs.forceGo {
+		g.moves().col2im(dxb, dP, offs, n)
 		return
 	}
 	g.col2im(dxb, dP, offs, n)
