@@ -163,7 +163,9 @@ func (g *stGeom) col2im(dxb, dP []float32, offs []int32, n int) {
 
 // moves is the geometry of the C moves (patch_amd64.c): patch row
 // k = s*cin + i.
-func (g *stGeom) moves() patchMoves { return patchMoves{t: g.s, cin: g.cin, sp: g.sp, ki: 1, kt: g.cin} }
+func (g *stGeom) moves() patchMoves {
+	return patchMoves{t: g.s, cin: g.cin, sp: g.sp, ki: 1, kt: g.cin}
+}
 
 // stIm2col, stIm2colT and stCol2im run the C versions of im2col,
 // im2colT and col2im where they are built (patch_amd64.c: the same bits,
