@@ -34,7 +34,7 @@ const (
 	rsSlotDP            // dP = W^T dY of one tile
 	rsSlotUpTmp1        // Upsample2x intermediate after one axis
 	rsSlotUpTmp2        // Upsample2x intermediate after two axes
-	rsSlotStInv         // StencilMessage 1/|N(p)| of one tile
+	rsSlotStInv         // StencilMessage 1/|N(p)| of every tile of a call
 	rsSlotStDY          // StencilMessage scaled dy of one tile
 	rsSlotBandA         // BandResample lines packed as an A operand
 	rsSlotBandB         // BandResample line packed as a B operand
@@ -42,8 +42,8 @@ const (
 )
 
 const (
-	rsSlotAxis = iota // ConvDown per-axis tap offsets
-	rsSlotOffs        // ConvDown per-tile tap offsets
+	rsSlotAxis    = iota // ConvDown per-axis tap offsets
+	rsSlotOffsAll        // the tap or stencil offsets of every tile of a call
 	rsIntSlots
 )
 
@@ -115,6 +115,25 @@ func (g *convGeom) axisTables(s *rsScratch) [3][]int32 {
 		}
 	}
 	return tab
+}
+
+// allOffsets returns the tap offsets of every tile (offsets), tile ti's
+// at ti*tile*taps: the same for every sample, so computed once per call
+// rather than once per (sample, tile).
+func (g *convGeom) allOffsets(s *rsScratch) []int32 {
+	tab := g.axisTables(s)
+	all := s.ints(rsSlotOffsAll, g.tiles*g.tile*g.taps)
+	for ti := 0; ti < g.tiles; ti++ {
+		p0, n := g.tileRange(ti)
+		g.offsets(all[ti*g.tile*g.taps:][:n*g.taps], tab, p0, n)
+	}
+	return all
+}
+
+// tileOffsets is tile ti's part of allOffsets.
+func (g *convGeom) tileOffsets(all []int32, ti int) []int32 {
+	_, n := g.tileRange(ti)
+	return all[ti*g.tile*g.taps:][:n*g.taps]
 }
 
 // offsets fills offs[t*n + pl] with the input plane offset read by tap t
@@ -278,7 +297,7 @@ func (b *Backend) conv(y, x, w, bias *tensor.Tensor) {
 	g := newConvGeom(x, y)
 	cs := b.getScratch()
 	defer b.putScratch(cs)
-	tab := g.axisTables(cs)
+	all := g.allOffsets(cs)
 	wa := cs.floats(rsSlotWA, convPackedLen(g.cout, g.k, convMR))
 	b.packA(wa, W, g.cout, g.k, g.k, 1) // A[o, k] = w[o, k]
 	b.parallel(x.Batch()*g.tiles, 1, func(lo, hi int) {
@@ -287,8 +306,7 @@ func (b *Backend) conv(y, x, w, bias *tensor.Tensor) {
 		for c := lo; c < hi; c++ {
 			bi, ti := c/g.tiles, c%g.tiles
 			p0, n := g.tileRange(ti)
-			offs := s.ints(rsSlotOffs, n*g.taps)
-			g.offsets(offs, tab, p0, n)
+			offs := g.tileOffsets(all, ti)
 			patch := s.floats(rsSlotPatch, convPackedLen(n, g.k, convNR))
 			b.convIm2col(&g, patch, X[bi*g.cin*g.sin:][:g.cin*g.sin], offs, n)
 			yt := Y[bi*g.cout*g.p+p0:]
@@ -328,7 +346,7 @@ func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	}
 	cs := b.getScratch()
 	defer b.putScratch(cs)
-	tab := g.axisTables(cs)
+	all := g.allOffsets(cs)
 	var wt, parts []float32
 	if dx != nil {
 		wt = cs.floats(rsSlotWT, convPackedLen(g.k, g.cout, convMR))
@@ -345,8 +363,7 @@ func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 			dyb := DY[bi*g.cout*g.p:][:g.cout*g.p]
 			for ti := 0; ti < g.tiles; ti++ {
 				p0, n := g.tileRange(ti)
-				offs := s.ints(rsSlotOffs, n*g.taps)
-				g.offsets(offs, tab, p0, n)
+				offs := g.tileOffsets(all, ti)
 				dyt := dyb[p0:]
 				if dw != nil {
 					// dW_b (Cout x K) += dY (Cout x n) P^T (n x K).

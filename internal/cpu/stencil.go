@@ -87,6 +87,27 @@ func (g *stGeom) fill(offs []int32, inv []float32, p0, n int) {
 	}
 }
 
+// fillAll runs fill for every tile once per call (the offsets are the
+// same for every sample): tile ti's offsets at ti*tile*s, its inverse
+// counts at ti*tile.
+func (g *stGeom) fillAll(s *rsScratch) (offs []int32, inv []float32) {
+	offs = s.ints(rsSlotOffsAll, g.tiles*g.tile*g.s)
+	inv = s.floats(rsSlotStInv, g.tiles*g.tile)
+	for ti := 0; ti < g.tiles; ti++ {
+		p0, n, o, v := g.tileFill(offs, inv, ti)
+		g.fill(o, v, p0, n)
+	}
+	return offs, inv
+}
+
+// tileFill returns tile ti's first point and length and its parts of
+// fillAll's tables.
+func (g *stGeom) tileFill(offs []int32, inv []float32, ti int) (p0, n int, o []int32, v []float32) {
+	p0 = ti * g.tile
+	n = min(g.tile, g.sp-p0)
+	return p0, n, offs[ti*g.tile*g.s:][:n*g.s], inv[ti*g.tile:][:n]
+}
+
 // im2col writes P[s*cin + i, pl] = x[i, offs[s*n + pl]] (0 for -1) as a
 // packed B operand (panels of convNR columns).
 func (g *stGeom) im2col(patch, xb []float32, offs []int32, n int) {
@@ -217,16 +238,13 @@ func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic
 	g.stencilA(a, K)
 	wa := cs.floats(rsSlotWA, convPackedLen(g.cout, g.k, convMR))
 	b.packA(wa, a, g.cout, g.k, g.k, 1)
+	allOffs, allInv := g.fillAll(cs)
 	b.parallel(x.Batch()*g.tiles, 1, func(lo, hi int) {
 		s := b.getScratch()
 		defer b.putScratch(s)
 		for c := lo; c < hi; c++ {
 			bi, ti := c/g.tiles, c%g.tiles
-			p0 := ti * g.tile
-			n := min(g.tile, g.sp-p0)
-			offs := s.ints(rsSlotOffs, n*g.s)
-			inv := s.floats(rsSlotStInv, n)
-			g.fill(offs, inv, p0, n)
+			p0, n, offs, inv := g.tileFill(allOffs, allInv, ti)
 			patch := s.floats(rsSlotPatch, convPackedLen(n, g.k, convNR))
 			b.stIm2col(&g, patch, X[bi*g.cin*g.sp:][:g.cin*g.sp], offs, n)
 			yt := Y[bi*g.cout*g.sp+p0:]
@@ -265,6 +283,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 	if dk != nil {
 		parts = cs.floats(rsSlotDW, nb*g.cout*g.k)
 	}
+	allOffs, allInv := g.fillAll(cs)
 	b.parallel(nb, 1, func(lo, hi int) {
 		s := b.getScratch()
 		defer b.putScratch(s)
@@ -272,11 +291,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 			xb := X[bi*g.cin*g.sp:][:g.cin*g.sp]
 			dyb := DY[bi*g.cout*g.sp:][:g.cout*g.sp]
 			for ti := 0; ti < g.tiles; ti++ {
-				p0 := ti * g.tile
-				n := min(g.tile, g.sp-p0)
-				offs := s.ints(rsSlotOffs, n*g.s)
-				inv := s.floats(rsSlotStInv, n)
-				g.fill(offs, inv, p0, n)
+				p0, n, offs, inv := g.tileFill(allOffs, allInv, ti)
 				// dY' (Cout x n), the tile of dy scaled per point.
 				dys := s.floats(rsSlotStDY, g.cout*n)
 				for o := 0; o < g.cout; o++ {
