@@ -602,10 +602,10 @@ func (it *interim) taskDone(ctx context.Context, env experiment.Env, task string
 	}
 	it.inputs, it.notes = append(it.inputs, in...), append(it.notes, notes...)
 	it.evaluated++
-	note := fmt.Sprintf("This report is interim: %d of the grid's %d tasks are trained and evaluated (the last: %s); "+
-		"the grid is still training, and its finish rewrites this report with every task and Tab. cost.", it.evaluated, it.total, task)
+	note := fmt.Sprintf("**This report is interim:** %d of the grid's %d tasks are trained and evaluated (the last: %s); "+
+		"the grid is still training, and its finish rewrites this report with every task and Tab. cost.\n\n", it.evaluated, it.total, task)
 	res, err := report.Write(report.Options{Inputs: it.inputs, Dir: filepath.Join(o.Dir, "report"), Version: o.Version,
-		Command: o.Command, Notes: o.notes(it.g, it.runs, it.about, append(slices.Clone(it.notes), note))})
+		Command: o.Command, Notes: note + o.notes(it.g, it.runs, it.about, it.notes)})
 	if err != nil {
 		fmt.Fprintf(env.Out, "reproduce: interim report failed: %v; training goes on\n", err)
 		return nil

@@ -184,6 +184,28 @@ func TestRunEndToEnd(t *testing.T) {
 	if !mtime(t, filepath.Join(out, "burgers/eval/results.json")).Equal(before["burgers/eval/results.json"]) {
 		t.Errorf("the interim evaluation redid burgers/eval")
 	}
+	md, _ = os.ReadFile(filepath.Join(out, "report/report.md"))
+	if strings.Contains(string(md), "interim") {
+		t.Errorf("the final report says it is interim")
+	}
+
+	// The interim report says so at its top, before the reproduction
+	// section, and holds the tasks evaluated so far.
+	steps, about, _ := o.schedule()
+	g, runs, err := o.plan(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := &interim{o: o, g: g, runs: runs, steps: steps, about: about, total: 2}
+	if err := it.taskDone(context.Background(), o.Env, "burgers"); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(out, "report/report.md"))
+	top, _, _ := strings.Cut(string(md), "## Reproduction")
+	if !strings.Contains(top, "**This report is interim:** 1 of the grid's 2 tasks are trained and evaluated (the last: burgers)") ||
+		!strings.Contains(string(md), "1D Burgers") || strings.Contains(string(md), "2D Darcy") {
+		t.Errorf("interim report: top %q; holds burgers %v, darcy %v", top, strings.Contains(string(md), "1D Burgers"), strings.Contains(string(md), "2D Darcy"))
+	}
 }
 
 // interimFirst checks that stdout says task was evaluated and the interim
