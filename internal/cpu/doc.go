@@ -29,6 +29,14 @@
 // C kernel has a plain-Go twin that stays as the oracle and is compared with
 // it in the tests; builds without cgo use the Go twin.
 //
+// Some C kernels are not arithmetic but data movement and elementwise
+// loops that Go runs slowly, each bit-identical to its Go twin (the same
+// products in the same order, no FMA contraction, no flush-to-zero; their
+// tests compare bits): the db4 wavelet (wavelet_amd64.c, vectorised along
+// the contiguous axis), ReLU (act_amd64.c, branch-free), and the im2col
+// moves of the stencil and the convolutions (patch_amd64.c, a 16-point
+// panel of consecutive offsets moved as one block).
+//
 // # Operations of Conv-FNO and CNO
 //
 // New backend operations (CPU, CUDA, FLOP counter, tape):
