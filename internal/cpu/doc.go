@@ -23,9 +23,10 @@
 // Fast paths. Go does not vectorise, so the innermost matrix kernels are
 // C compiled through cgo with GCC `target_clones` for x86-64-v4 (AVX-512),
 // x86-64-v3 (AVX2/FMA) and a portable default, chosen at load time: the binary
-// runs on any x86-64. There is one real GEMM (`gemm.go`, `gemm_amd64.c`, packed
-// 6x16 register blocks) shared by `Pointwise` and `ConvDown`; the spectral and
-// Gaussian convolutions have their own small kernels (see their files). Each
+// runs on any x86-64. There is one real GEMM (`gemm.go`, `gemm_amd64.c`,
+// packed 6x16 register blocks) shared by `Pointwise`, `ConvDown`, `Conv3`,
+// `StencilMessage` and `BandResample`; the spectral and Gaussian
+// convolutions have their own small kernels (see their files). Each
 // C kernel has a plain-Go twin that stays as the oracle and is compared with
 // it in the tests; builds without cgo use the Go twin.
 //
