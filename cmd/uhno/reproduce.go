@@ -60,7 +60,8 @@ as uhno train scales it):
 scheduler can run the grid; --slurm FILE writes a Slurm script doing so
 (a job array of --cell, then an afterok job of --finish). --dry-run prints
 the grid, every run's parameter count beside U-HNO's, its data and an
-estimate of its time from a short measured step on this machine.
+estimate of its time from measured training steps on this machine (the
+median of --estimate-steps, default 1; the machine should be quiet).
 Without --cell or --finish, each task is evaluated as soon as its last run
 is trained and the report is rewritten over the tasks done so far (an
 interim report, said so at its top), so a grid of days shows each column
@@ -83,6 +84,9 @@ datagen --pdebench); without it the report lists the cells left out.`,
 			if !cmd.Flags().Changed("cell") {
 				opts.Cell = -1
 			}
+			if opts.DryRunRepeats < 1 {
+				return fmt.Errorf("reproduce: --estimate-steps %d: want at least 1 timed step", opts.DryRunRepeats)
+			}
 			opts.Command = "uhno reproduce"
 			cmd.Flags().Visit(func(f *pflag.Flag) {
 				vals := []string{f.Value.String()}
@@ -96,7 +100,7 @@ datagen --pdebench); without it the report lists the cells left out.`,
 						opts.Command += " --" + f.Name + " " + v
 					}
 				}
-				if !slices.Contains([]string{"slurm", "cell", "finish", "dry-run", "parallel", "quiet"}, f.Name) {
+				if !slices.Contains([]string{"slurm", "cell", "finish", "dry-run", "estimate-steps", "parallel", "quiet"}, f.Name) {
 					for _, v := range vals {
 						opts.args = append(opts.args, "--"+f.Name+"="+v)
 					}
@@ -117,6 +121,7 @@ datagen --pdebench); without it the report lists the cells left out.`,
 	f.StringVar(&opts.Params, "params", "0.62M", "scale U-HNO's width to this parameter count (the baselines matched to it)")
 	f.IntVar(&opts.Parallel, "parallel", 1, "trainings at once on this machine, the threads split between them")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "print the grid, parameter counts, data and a measured time estimate; train nothing")
+	f.IntVar(&opts.DryRunRepeats, "estimate-steps", 1, "--dry-run: timed training steps per run for the estimate (the median; more steps, a steadier estimate)")
 	f.StringVar(&opts.Dir, "out", "runs/reproduce", "output directory")
 	f.StringVar(&opts.Slurm, "slurm", "", "write a Slurm submission script to this file (a job array of --cell, then --finish) and exit")
 	f.IntVar(&opts.Cell, "cell", -1, "train this cell of the grid only (0-based, as --dry-run and --slurm list them)")

@@ -44,8 +44,18 @@ func TestReproduceFlags(t *testing.T) {
 	// Without --cell, Cell is -1 (every cell).
 	cmd = newReproduceCmd(&out, &errOut, func(_ context.Context, o *reproduceOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--dry-run"})
-	if err := cmd.Execute(); err != nil || got.Cell != -1 || !got.DryRun || got.Dir != "runs/reproduce" || got.Params != "0.62M" {
+	if err := cmd.Execute(); err != nil || got.Cell != -1 || !got.DryRun || got.Dir != "runs/reproduce" || got.Params != "0.62M" ||
+		got.DryRunRepeats != 1 {
 		t.Errorf("defaults: %v %+v", err, got.RunOptions)
+	}
+	cmd = newReproduceCmd(&out, &errOut, func(_ context.Context, o *reproduceOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--dry-run", "--estimate-steps", "3"})
+	if err := cmd.Execute(); err != nil || got.DryRunRepeats != 3 || slices.ContainsFunc(got.args, func(a string) bool { return strings.HasPrefix(a, "--estimate-steps") }) {
+		t.Errorf("--estimate-steps 3: %v, %d, Slurm flags %v", err, got.DryRunRepeats, got.args)
+	}
+	code, _, stderr = execute(t, "reproduce", "--dry-run", "--estimate-steps", "0", "--out", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "--estimate-steps 0: want at least 1 timed step") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("--estimate-steps 0: code %d, stderr %q", code, stderr)
 	}
 }
 
