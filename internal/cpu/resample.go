@@ -242,34 +242,6 @@ func (g *convGeom) moves() patchMoves {
 	return patchMoves{t: g.taps, cin: g.cin, sp: g.sin, ki: g.taps, kt: 1}
 }
 
-// convIm2col, convIm2colT and convCol2im run the C versions of im2col,
-// im2colT and col2im where they are built (patch_amd64.c: the same bits;
-// a stride-1 tap reads consecutive points, so most panels move as blocks),
-// else the Go loops above, which define them.
-func (b *Backend) convIm2col(g *convGeom, patch, xb []float32, offs []int32, n int) {
-	if havePatchC && !b.rs.forceGo {
-		g.moves().im2col(patch, xb, offs, n)
-		return
-	}
-	g.im2col(patch, xb, offs, n)
-}
-
-func (b *Backend) convIm2colT(g *convGeom, patchT, xb []float32, offs []int32, n int) {
-	if havePatchC && !b.rs.forceGo {
-		g.moves().im2colT(patchT, xb, offs, n)
-		return
-	}
-	g.im2colT(patchT, xb, offs, n)
-}
-
-func (b *Backend) convCol2im(g *convGeom, dxb, dP []float32, offs []int32, n int) {
-	if havePatchC && !b.rs.forceGo {
-		g.moves().col2im(dxb, dP, offs, n)
-		return
-	}
-	g.col2im(dxb, dP, offs, n)
-}
-
 // ConvDown implements tensor.Backend: the encoder's kernel-3, stride-2
 // convolution with circular padding 1 (Sec. 3.2),
 // y[b,o,j] = sum_{i,t} w[o,i,t] x[b,i,(2j+t-1) mod N] + bias[o] per axis,
@@ -308,7 +280,7 @@ func (b *Backend) conv(y, x, w, bias *tensor.Tensor) {
 			p0, n := g.tileRange(ti)
 			offs := g.tileOffsets(all, ti)
 			patch := s.floats(rsSlotPatch, convPackedLen(n, g.k, convNR))
-			b.convIm2col(&g, patch, X[bi*g.cin*g.sin:][:g.cin*g.sin], offs, n)
+			b.patchIm2col(&g, patch, X[bi*g.cin*g.sin:][:g.cin*g.sin], offs, n)
 			yt := Y[bi*g.cout*g.p+p0:]
 			b.convGemmBias(yt, g.p, g.cout, n, wa, patch, g.k, Bias)
 		}
@@ -368,7 +340,7 @@ func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 				if dw != nil {
 					// dW_b (Cout x K) += dY (Cout x n) P^T (n x K).
 					patchT := s.floats(rsSlotPatch, convPackedLen(g.k, n, convNR))
-					b.convIm2colT(&g, patchT, xb, offs, n)
+					b.patchIm2colT(&g, patchT, xb, offs, n)
 					dya := s.floats(rsSlotDYA, convPackedLen(g.cout, n, convMR))
 					b.packA(dya, dyt, g.cout, n, g.p, 1)
 					part := parts[bi*g.cout*g.k:][:g.cout*g.k]
@@ -380,7 +352,7 @@ func (b *Backend) convBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 					convPackB(dyp, dyt, g.cout, n, g.p)
 					dP := s.floats(rsSlotDP, g.k*n)
 					b.convGemm(dP, n, g.k, n, wt, dyp, g.cout, false)
-					b.convCol2im(&g, data(dx)[bi*g.cin*g.sin:][:g.cin*g.sin], dP, offs, n)
+					b.patchCol2im(&g, data(dx)[bi*g.cin*g.sin:][:g.cin*g.sin], dP, offs, n)
 				}
 			}
 		}

@@ -372,24 +372,8 @@ func TestConvMovesBits(t *testing.T) {
 		t.Skip("no C moves in this build")
 	}
 	r := rand.New(rand.NewPCG(23, 24))
-	fill := func(n int, nan bool) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-			if nan {
-				v[i] = float32(math.NaN())
-			}
-		}
-		return v
-	}
-	same := func(name string, got, want []float32) {
-		t.Helper()
-		for i := range want {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%s: [%d] = %g, Go %g", name, i, got[i], want[i])
-			}
-		}
-	}
+	fill := func(n int, nan bool) []float32 { return randFloats(r, n, nan) }
+	same := func(name string, got, want []float32) { t.Helper(); requireBits(t, name, got, want) }
 	b := New(1)
 	s := b.getScratch()
 	defer b.putScratch(s)

@@ -188,34 +188,6 @@ func (g *stGeom) moves() patchMoves {
 	return patchMoves{t: g.s, cin: g.cin, sp: g.sp, ki: 1, kt: g.cin}
 }
 
-// stIm2col, stIm2colT and stCol2im run the C versions of im2col,
-// im2colT and col2im where they are built (patch_amd64.c: the same bits,
-// several times faster on a stencil's mostly consecutive reads), else the
-// Go loops above, which define them.
-func (b *Backend) stIm2col(g *stGeom, patch, xb []float32, offs []int32, n int) {
-	if havePatchC && !b.rs.forceGo {
-		g.moves().im2col(patch, xb, offs, n)
-		return
-	}
-	g.im2col(patch, xb, offs, n)
-}
-
-func (b *Backend) stIm2colT(g *stGeom, patchT, xb []float32, offs []int32, n int) {
-	if havePatchC && !b.rs.forceGo {
-		g.moves().im2colT(patchT, xb, offs, n)
-		return
-	}
-	g.im2colT(patchT, xb, offs, n)
-}
-
-func (b *Backend) stCol2im(g *stGeom, dxb, dP []float32, offs []int32, n int) {
-	if havePatchC && !b.rs.forceGo {
-		g.moves().col2im(dxb, dP, offs, n)
-		return
-	}
-	g.col2im(dxb, dP, offs, n)
-}
-
 // stencilA rearranges k [S, Cout, Cin] into A [Cout, S*Cin].
 func (g *stGeom) stencilA(dst, k []float32) {
 	for s := 0; s < g.s; s++ {
@@ -246,7 +218,7 @@ func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic
 			bi, ti := c/g.tiles, c%g.tiles
 			p0, n, offs, inv := g.tileFill(allOffs, allInv, ti)
 			patch := s.floats(rsSlotPatch, convPackedLen(n, g.k, convNR))
-			b.stIm2col(&g, patch, X[bi*g.cin*g.sp:][:g.cin*g.sp], offs, n)
+			b.patchIm2col(&g, patch, X[bi*g.cin*g.sp:][:g.cin*g.sp], offs, n)
 			yt := Y[bi*g.cout*g.sp+p0:]
 			b.convGemm(yt, g.sp, g.cout, n, wa, patch, g.k, false)
 			for o := 0; o < g.cout; o++ {
@@ -302,7 +274,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 				}
 				if dk != nil {
 					patchT := s.floats(rsSlotPatch, convPackedLen(g.k, n, convNR))
-					b.stIm2colT(&g, patchT, xb, offs, n)
+					b.patchIm2colT(&g, patchT, xb, offs, n)
 					dya := s.floats(rsSlotDYA, convPackedLen(g.cout, n, convMR))
 					b.packA(dya, dys, g.cout, n, n, 1)
 					part := parts[bi*g.cout*g.k:][:g.cout*g.k]
@@ -313,7 +285,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 					convPackB(dyp, dys, g.cout, n, n)
 					dP := s.floats(rsSlotDP, g.k*n)
 					b.convGemm(dP, n, g.k, n, wt, dyp, g.cout, false)
-					b.stCol2im(&g, data(dx)[bi*g.cin*g.sp:][:g.cin*g.sp], dP, offs, n)
+					b.patchCol2im(&g, data(dx)[bi*g.cin*g.sp:][:g.cin*g.sp], dP, offs, n)
 				}
 			}
 		}

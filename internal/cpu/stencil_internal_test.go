@@ -63,24 +63,8 @@ func TestStencilIm2col(t *testing.T) {
 // checked by stencil_test.go's references.)
 func TestStencilMovesBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
-	fill := func(n int, nan bool) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-			if nan {
-				v[i] = float32(math.NaN())
-			}
-		}
-		return v
-	}
-	check := func(name string, got, want []float32) {
-		t.Helper()
-		for i := range want {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%s: [%d] = %g, Go %g", name, i, got[i], want[i])
-			}
-		}
-	}
+	fill := func(n int, nan bool) []float32 { return randFloats(r, n, nan) }
+	check := func(name string, got, want []float32) { t.Helper(); requireBits(t, name, got, want) }
 	type geomCase struct {
 		name string
 		g    stGeom

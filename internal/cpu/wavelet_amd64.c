@@ -108,6 +108,55 @@ static inline void rows_inverse(float *restrict dst, long ds, const float *restr
 	}
 }
 
+// analysis writes output pair k of an analysis step from the line's even
+// and odd points e, o (periodically extended by three): the taps in order
+// t = 0..7, the sum started from z (-0.0f, the additive identity, or 0.0f
+// where Go's sum starts from a zero).
+static inline void analysis(const float *e, const float *o, long k, float z, float *a, float *d) {
+	float va = z + LO[0] * e[k];
+	float vd = z + HI[0] * e[k];
+	va += LO[1] * o[k];
+	vd += HI[1] * o[k];
+	va += LO[2] * e[k + 1];
+	vd += HI[2] * e[k + 1];
+	va += LO[3] * o[k + 1];
+	vd += HI[3] * o[k + 1];
+	va += LO[4] * e[k + 2];
+	vd += HI[4] * e[k + 2];
+	va += LO[5] * o[k + 2];
+	vd += HI[5] * o[k + 2];
+	va += LO[6] * e[k + 3];
+	vd += HI[6] * e[k + 3];
+	va += LO[7] * o[k + 3];
+	vd += HI[7] * o[k + 3];
+	*a = va;
+	*d = vd;
+}
+
+// synthesis writes the even and odd outputs 2m, 2m+1 of a synthesis step
+// from the coefficients ae, de (periodically extended by three in front):
+// the products h[t] a, g[t] d in Go's order, the sums started from z.
+static inline void synthesis(const float *ae, const float *de, long m, float z, float *ev, float *ov) {
+	float v = z + LO[0] * ae[m + 3];
+	float u = z + LO[1] * ae[m + 3];
+	v += HI[0] * de[m + 3];
+	u += HI[1] * de[m + 3];
+	v += LO[2] * ae[m + 2];
+	u += LO[3] * ae[m + 2];
+	v += HI[2] * de[m + 2];
+	u += HI[3] * de[m + 2];
+	v += LO[4] * ae[m + 1];
+	u += LO[5] * ae[m + 1];
+	v += HI[4] * de[m + 1];
+	u += HI[5] * de[m + 1];
+	v += LO[6] * ae[m];
+	u += LO[7] * ae[m];
+	v += HI[6] * de[m];
+	u += HI[7] * de[m];
+	*ev = v;
+	*ov = u;
+}
+
 // line_forward transforms the contiguous line x (length L, even) in place;
 // w holds 2 (L/2 + 3) + L floats.
 static inline void line_forward(float *restrict x, long L, float *restrict w) {
@@ -122,47 +171,11 @@ static inline void line_forward(float *restrict x, long L, float *restrict w) {
 		e[m] = e[m % h];
 		od[m] = od[m % h];
 	}
-	for (long k = 0; k < h; k++) {
-		float va = LO[0] * e[k];
-		float vd = HI[0] * e[k];
-		va += LO[1] * od[k];
-		vd += HI[1] * od[k];
-		va += LO[2] * e[k + 1];
-		vd += HI[2] * e[k + 1];
-		va += LO[3] * od[k + 1];
-		vd += HI[3] * od[k + 1];
-		va += LO[4] * e[k + 2];
-		vd += HI[4] * e[k + 2];
-		va += LO[5] * od[k + 2];
-		vd += HI[5] * od[k + 2];
-		va += LO[6] * e[k + 3];
-		vd += HI[6] * e[k + 3];
-		va += LO[7] * od[k + 3];
-		vd += HI[7] * od[k + 3];
-		out[k] = va;
-		out[h + k] = vd;
-	}
+	for (long k = 0; k < h; k++)
+		analysis(e, od, k, -0.0f, out + k, out + h + k);
 	// The outputs Go's dwtLine sums from zero (2k+8 > L), recomputed so.
-	for (long k = h > 3 ? h - 3 : 0; k < h; k++) {
-		float va = 0.0f + LO[0] * e[k];
-		float vd = 0.0f + HI[0] * e[k];
-		va += LO[1] * od[k];
-		vd += HI[1] * od[k];
-		va += LO[2] * e[k + 1];
-		vd += HI[2] * e[k + 1];
-		va += LO[3] * od[k + 1];
-		vd += HI[3] * od[k + 1];
-		va += LO[4] * e[k + 2];
-		vd += HI[4] * e[k + 2];
-		va += LO[5] * od[k + 2];
-		vd += HI[5] * od[k + 2];
-		va += LO[6] * e[k + 3];
-		vd += HI[6] * e[k + 3];
-		va += LO[7] * od[k + 3];
-		vd += HI[7] * od[k + 3];
-		out[k] = va;
-		out[h + k] = vd;
-	}
+	for (long k = h > 3 ? h - 3 : 0; k < h; k++)
+		analysis(e, od, k, 0.0f, out + k, out + h + k);
 	for (long i = 0; i < L; i++)
 		x[i] = out[i];
 }
@@ -184,47 +197,11 @@ static inline void line_inverse(float *restrict x, long L, float *restrict w) {
 		de[m] = x[h + k];
 	}
 	float *restrict ev = out, *restrict ov = out + h;
-	for (long m = 0; m < h; m++) {
-		float v = LO[0] * ae[m + 3];
-		float u = LO[1] * ae[m + 3];
-		v += HI[0] * de[m + 3];
-		u += HI[1] * de[m + 3];
-		v += LO[2] * ae[m + 2];
-		u += LO[3] * ae[m + 2];
-		v += HI[2] * de[m + 2];
-		u += HI[3] * de[m + 2];
-		v += LO[4] * ae[m + 1];
-		u += LO[5] * ae[m + 1];
-		v += HI[4] * de[m + 1];
-		u += HI[5] * de[m + 1];
-		v += LO[6] * ae[m];
-		u += LO[7] * ae[m];
-		v += HI[6] * de[m];
-		u += HI[7] * de[m];
-		ev[m] = v;
-		ov[m] = u;
-	}
+	for (long m = 0; m < h; m++)
+		synthesis(ae, de, m, -0.0f, ev + m, ov + m);
 	// The outputs Go's idwtLine sums from zero (j < 8: m < 4), recomputed so.
-	for (long m = 0; m < (h < 4 ? h : 4); m++) {
-		float v = 0.0f + LO[0] * ae[m + 3];
-		float u = 0.0f + LO[1] * ae[m + 3];
-		v += HI[0] * de[m + 3];
-		u += HI[1] * de[m + 3];
-		v += LO[2] * ae[m + 2];
-		u += LO[3] * ae[m + 2];
-		v += HI[2] * de[m + 2];
-		u += HI[3] * de[m + 2];
-		v += LO[4] * ae[m + 1];
-		u += LO[5] * ae[m + 1];
-		v += HI[4] * de[m + 1];
-		u += HI[5] * de[m + 1];
-		v += LO[6] * ae[m];
-		u += LO[7] * ae[m];
-		v += HI[6] * de[m];
-		u += HI[7] * de[m];
-		ev[m] = v;
-		ov[m] = u;
-	}
+	for (long m = 0; m < (h < 4 ? h : 4); m++)
+		synthesis(ae, de, m, 0.0f, ev + m, ov + m);
 	for (long m = 0; m < h; m++) {
 		x[2 * m] = ev[m];
 		x[2 * m + 1] = ov[m];
