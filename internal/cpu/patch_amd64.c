@@ -35,6 +35,13 @@ static inline int consecutive(const int32_t *o, long w) {
 	return 1;
 }
 
+// gather writes d[q*stride] = xi[o[q]] (0 where o[q] is -1, a dropped
+// edge) for q < w: a panel read value by value, as the Go loops read it.
+static inline void gather(float *d, long stride, const float *xi, const int32_t *o, long w) {
+	for (long q = 0; q < w; q++)
+		d[q * stride] = o[q] >= 0 ? xi[o[q]] : 0.0f;
+}
+
 CLONES
 void uhno_patch_im2col(float *patch, const float *xb, const int32_t *offs, long T, long cin, long sp, long n, long ki, long kt) {
 	long panel = T * cin * NR;
@@ -49,14 +56,8 @@ void uhno_patch_im2col(float *patch, const float *xb, const int32_t *offs, long 
 					memcpy(dst + i * ki * NR, src + i * sp, w * sizeof(float));
 				continue;
 			}
-			for (long i = 0; i < cin; i++) {
-				const float *xi = xb + i * sp;
-				float *d = dst + i * ki * NR;
-				for (long q = 0; q < w; q++) {
-					int32_t off = o[pb + q];
-					d[q] = off >= 0 ? xi[off] : 0.0f;
-				}
-			}
+			for (long i = 0; i < cin; i++)
+				gather(dst + i * ki * NR, 1, xb + i * sp, o + pb, w);
 		}
 	}
 }
@@ -78,10 +79,7 @@ void uhno_patch_im2colT(float *patchT, const float *xb, const int32_t *offs, lon
 						dst[q * NR] = src[q];
 					continue;
 				}
-				for (long q = 0; q < w; q++) {
-					int32_t off = o[pb + q];
-					dst[q * NR] = off >= 0 ? xi[off] : 0.0f;
-				}
+				gather(dst, NR, xi, o + pb, w);
 			}
 		}
 	}
