@@ -80,17 +80,18 @@ func crashedAll(s eval.Summary) bool {
 // use it: a model that crashed on every trajectory ranks behind every
 // finite value (+Inf), and its cell says so; a model that crashed on some
 // has its mean over the others, and the cell says over how many.
-func rollValue(s eval.Summary, metric string) (iv eval.Interval, cell string) {
-	iv, _ = value(s, metric)
+// ok is value's: whether the evaluation holds the metric at all.
+func rollValue(s eval.Summary, metric string) (iv eval.Interval, cell string, ok bool) {
+	iv, ok = value(s, metric)
 	if metric == "crash" || s.CrashRate == nil || s.CrashRate.N == 0 || s.CrashRate.Mean == 0 {
-		return iv, ours(iv)
+		return iv, ours(iv), ok
 	}
 	if crashedAll(s) {
 		inf := math.Inf(1)
-		return eval.Interval{Mean: inf, Low: inf, High: inf}, fmt.Sprintf("crashed (%d of %d trajectories)", s.CrashRate.N, s.CrashRate.N)
+		return eval.Interval{Mean: inf, Low: inf, High: inf}, fmt.Sprintf("crashed (%d of %d trajectories)", s.CrashRate.N, s.CrashRate.N), ok
 	}
 	c := s.CrashRate
-	return iv, fmt.Sprintf("%s over the %d of %d trajectories that did not crash", ours(iv), c.N-int(math.Round(c.Mean*float64(c.N))), c.N)
+	return iv, fmt.Sprintf("%s over the %d of %d trajectories that did not crash", ours(iv), c.N-int(math.Round(c.Mean*float64(c.N))), c.N), ok
 }
 
 // by is how far behind a value is: the ratio, or that the model behind
@@ -296,7 +297,7 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 	for i, m := range r.Models {
 		row := []string{m.Label, cmp.Or(keys[i], "—")}
 		for _, c := range cols {
-			iv, cell := rollValue(m.Eval, c.metric)
+			iv, cell, _ := rollValue(m.Eval, c.metric)
 			row = append(row, cell)
 			if c.paper == nil {
 				continue
@@ -353,8 +354,7 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 			}
 			var es []rankEntry
 			for i, m := range r.Models {
-				_, ok := value(m.Eval, c.metric)
-				iv, _ := rollValue(m.Eval, c.metric)
+				iv, _, ok := rollValue(m.Eval, c.metric)
 				p, has := c.paper.Get(keys[i], c.col)
 				if ok && has {
 					es = append(es, rankEntry{label: m.Label, key: keys[i], ours: iv, paper: p})
