@@ -50,7 +50,12 @@ commit and the commands.
 Resumable like uhno ablate: finished runs and current evaluations are
 skipped, an interrupted run resumes, a run directory made with other
 settings is refused naming the first difference, Ctrl-C stops after a
-checkpoint. --parallel N trains N runs at once with the threads split.
+checkpoint. --parallel N trains N runs at once with the threads split;
+training's bits do not depend on the split. On a 2-core machine two
+1-thread trainings do 1.1-1.6x the steps of one 2-thread training
+(docs/PERFORMANCE.md). --dry-run --parallel N times each step with N
+runs at once and prints the wall time, so a machine's best N can be
+read off before training.
 
 Schedules (--schedule; --steps N overrides the steps, the warm-up scaled
 as uhno train scales it):

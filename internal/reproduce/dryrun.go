@@ -2,9 +2,12 @@ package reproduce
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -25,21 +28,42 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 	fmt.Fprintf(o.Out, "reproduce --dry-run: %d runs, %d evaluations, %d benches in %s\nschedule %s\n",
 		len(g.Runs), len(g.Evals), len(g.Bench), o.Dir, about)
 	repeats := max(o.DryRunRepeats, 1)
-	threads := o.Threads
+	// With --parallel N each step is timed as the grid will run it: N
+	// identical measurements at once, each on its share of the threads
+	// (on 2 cores two 1-thread trainings do 1.1-1.6x the steps of one
+	// 2-thread training: docs/PERFORMANCE.md), and the step time is the
+	// slowest of their medians.
+	par, threads := o.split(len(runs))
+	if par == 1 {
+		threads = o.Threads
+	}
 	stepTime := map[string]time.Duration{}
 	measure := func(p *planned) (time.Duration, error) {
 		key := p.Task + "/" + p.Model
 		if d, ok := stepTime[key]; ok {
 			return d, nil
 		}
-		b := experiment.BenchOptions{Env: o.Env, Task: p.Task, Model: p.Model, Params: o.Params, Repeats: repeats, Warmup: 1,
-			Threads: threads, Quiet: true,
-			Configure: func(string) (config.Config, error) { return p.cfg, nil }}
-		rep, err := experiment.Measure(ctx, &b, io.Discard)
-		if err != nil {
+		medians := make([]float64, par)
+		errs := make([]error, par)
+		var wg sync.WaitGroup
+		for i := range par {
+			wg.Go(func() {
+				b := experiment.BenchOptions{Env: o.Env, Task: p.Task, Model: p.Model, Params: o.Params, Repeats: repeats, Warmup: 1,
+					Threads: threads, Quiet: true,
+					Configure: func(string) (config.Config, error) { return p.cfg, nil }}
+				rep, err := experiment.Measure(ctx, &b, io.Discard)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				medians[i] = rep.Results[0].Train.MedianMS
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
 			return 0, err
 		}
-		d := time.Duration(rep.Results[0].Train.MedianMS * float64(time.Millisecond))
+		d := time.Duration(slices.Max(medians) * float64(time.Millisecond))
 		stepTime[key] = d
 		return d, nil
 	}
@@ -63,14 +87,16 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	th := "all cores"
-	if threads > 0 {
-		th = fmt.Sprintf("%d threads", threads)
-	}
-	fmt.Fprintf(o.Out, "total: about %s of training on this machine (%s; one run at a time; each step time the median of %d measured training step(s) after one discarded, ablation modes timed as U-HNO; evaluations and benches not included)\n",
-		interval(total), th, repeats)
-	if o.Parallel > 1 {
-		fmt.Fprintf(o.Out, "with --parallel %d the trainings share the cores: the wall time is about the same or a little less\n", o.Parallel)
+	if par == 1 {
+		th := "all cores"
+		if threads > 0 {
+			th = fmt.Sprintf("%d threads", threads)
+		}
+		fmt.Fprintf(o.Out, "total: about %s of training on this machine (%s; one run at a time; each step time the median of %d measured training step(s) after one discarded, ablation modes timed as U-HNO; evaluations and benches not included)\n",
+			interval(total), th, repeats)
+	} else {
+		fmt.Fprintf(o.Out, "total: about %s of training on this machine with --parallel %d, %s of run time in all (%d thread(s) per run; each step time the slowest of %d runs timed at once, each the median of %d measured training step(s) after one discarded, ablation modes timed as U-HNO; the wall time assumes the runs pack evenly; evaluations and benches not included)\n",
+			interval(total/time.Duration(par)), par, interval(total), threads, par, repeats)
 	}
 	for _, e := range g.Evals {
 		fmt.Fprintf(o.Out, "evaluation %s: %d runs at %dx the training horizon%s\n", e.Dir, len(e.Runs), e.HorizonMult, longData(runs, e, o.DataDir))

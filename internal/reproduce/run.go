@@ -352,6 +352,18 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// split returns how many of n trainings run at once (--parallel, at most
+// n) and the CPU threads each gets (--threads or all cores, divided
+// between them, at least one).
+func (o *RunOptions) split(n int) (par, threads int) {
+	par = max(1, min(o.Parallel, n))
+	threads = o.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	return par, max(1, threads/par)
+}
+
 // train trains the runs not finished yet, Parallel at a time with the
 // threads split between them. One line per run start with the grid's
 // estimate of the time left, plain progress lines over the grid, and the
@@ -390,13 +402,7 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 			}
 		}
 	}
-	par := max(o.Parallel, 1)
-	par = min(par, len(todo))
-	threads := o.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
-	threads = max(1, threads/par)
+	par, threads := o.split(len(todo))
 	var mu sync.Mutex
 	env := o.Env
 	env.Out, env.Err = lockedWriter{&mu, o.Out}, lockedWriter{&mu, o.Err}

@@ -352,6 +352,42 @@ func TestDryRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
 		t.Error("the dry run generated data")
 	}
+
+	// --parallel 2: steps timed two at once on a thread each, the wall
+	// time and the run time both stated.
+	o.Parallel, o.Threads = 2, 2
+	stdout, err = run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"with --parallel 2, ", "of run time in all (1 thread(s) per run; each step time the slowest of 2 runs timed at once"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run --parallel 2 lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestSplit: --parallel and --threads give the trainings at once and the
+// threads of each.
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		parallel, threads, n int
+		par, each            int
+	}{
+		{0, 4, 10, 1, 4},
+		{1, 4, 10, 1, 4},
+		{2, 4, 10, 2, 2},
+		{3, 4, 10, 3, 1},
+		{8, 4, 10, 8, 1}, // more runs than threads: one thread each
+		{4, 4, 2, 2, 2},  // fewer runs than --parallel: the threads go to those there are
+		{2, 5, 10, 2, 2},
+	} {
+		o := RunOptions{Parallel: tc.parallel, Threads: tc.threads}
+		if par, each := o.split(tc.n); par != tc.par || each != tc.each {
+			t.Errorf("--parallel %d --threads %d over %d runs: %d at once, %d threads each; want %d, %d",
+				tc.parallel, tc.threads, tc.n, par, each, tc.par, tc.each)
+		}
+	}
 }
 
 // TestSchedules: paper keeps the configuration's steps, cpu5k sets 5,000,
