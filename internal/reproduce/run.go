@@ -352,6 +352,47 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// linePrefix writes whole lines to w, each led by prefix: the lines of
+// one run of a --parallel grid, which interleave with the other runs'.
+// A line is held until its newline (Flush writes a last partial one), so
+// that the underlying lockedWriter receives it in one Write.
+type linePrefix struct {
+	mu     sync.Mutex
+	prefix string
+	w      io.Writer
+	buf    []byte
+}
+
+func (l *linePrefix) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := slices.Index(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := append([]byte(l.prefix), l.buf[:i+1]...)
+		l.buf = l.buf[i+1:]
+		if _, err := l.w.Write(line); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// Flush writes a last line that has no newline, ending it with one.
+func (l *linePrefix) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.buf) == 0 {
+		return nil
+	}
+	line := append(append([]byte(l.prefix), l.buf...), '\n')
+	l.buf = nil
+	_, err := l.w.Write(line)
+	return err
+}
+
 // split returns how many of n trainings run at once (--parallel, at most
 // n) and the CPU threads each gets (--threads or all cores, divided
 // between them, at least one).
@@ -367,8 +408,8 @@ func (o *RunOptions) split(n int) (par, threads int) {
 // train trains the runs not finished yet, Parallel at a time with the
 // threads split between them. One line per run start with the grid's
 // estimate of the time left, plain progress lines over the grid, and the
-// run's own bar (one training at a time; with --parallel the runs' bars
-// are off, their lines interleave).
+// run's own bar (one training at a time; with --parallel each run's
+// lines, its bar's plain lines included, are led by its name).
 //
 // taskDone, if not nil, is called once for each task all of whose runs
 // (among runs) are trained, when some run is left to train: before the
@@ -403,6 +444,7 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 		}
 	}
 	par, threads := o.split(len(todo))
+	files := &fileLocks{held: map[string]*sync.Mutex{}}
 	var mu sync.Mutex
 	env := o.Env
 	env.Out, env.Err = lockedWriter{&mu, o.Out}, lockedWriter{&mu, o.Err}
@@ -440,7 +482,7 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 					verb = "resuming"
 				}
 				fmt.Fprintf(env.Out, "%s: %s %s\n", head, verb, p.dir)
-				err := o.trainOne(ctx, env, p, threads, par > 1)
+				err := o.trainOne(ctx, env, p, threads, par > 1, files)
 				if err == nil && ctx.Err() != nil {
 					err = fmt.Errorf("reproduce: interrupted during %s; rerun the same command to continue", p.Dir)
 				}
@@ -474,11 +516,23 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 	return firstErr
 }
 
-// trainOne trains (or resumes) one run as uhno train would.
-func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planned, threads int, quiet bool) error {
+// trainOne trains (or resumes) one run as uhno train would; shared says
+// that other runs train beside it (--parallel), so its lines are led by
+// its name.
+func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planned, threads int, shared bool, files *fileLocks) (err error) {
+	if shared && !o.Quiet {
+		out, errOut := &linePrefix{prefix: p.Dir + ": ", w: env.Out}, &linePrefix{prefix: p.Dir + ": ", w: env.Err}
+		env.Out, env.Err = out, errOut
+		defer func() { err = errors.Join(err, out.Flush(), errOut.Flush()) }()
+	}
+	if p.state != experiment.RunPartial {
+		if err := o.ensureData(ctx, env, p.cfg, files); err != nil {
+			return fmt.Errorf("reproduce: %s: %w", p.Dir, err)
+		}
+	}
 	cfg := p.cfg
 	t := experiment.TrainOptions{Env: env, Model: p.Model, Params: o.Params, Dir: p.dir, DataDir: o.DataDir, Threads: threads,
-		Quiet: o.Quiet || quiet, Graph: true, LogEvery: 10, ValEvery: 500, CkptEvery: 1000, Keep: 2, ValPairs: 256,
+		Quiet: o.Quiet, Graph: true, LogEvery: 10, ValEvery: 500, CkptEvery: 1000, Keep: 2, ValPairs: 256,
 		DynamicsEvery: experiment.DefaultDynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories,
 		Configure: func(io.Writer) (config.Config, error) { return cfg, nil }}
 	if p.state == experiment.RunPartial {
@@ -486,6 +540,54 @@ func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planne
 		t.Configure = nil
 	}
 	return experiment.Train(ctx, &t)
+}
+
+// fileLocks serialises the work of concurrent trainings on one file.
+type fileLocks struct {
+	mu   sync.Mutex
+	held map[string]*sync.Mutex
+}
+
+// lock locks path's mutex and returns its unlock.
+func (f *fileLocks) lock(path string) func() {
+	f.mu.Lock()
+	m, ok := f.held[path]
+	if !ok {
+		m = &sync.Mutex{}
+		f.held[path] = m
+	}
+	f.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// ensureData generates (or finds) the data a fresh run of cfg trains on,
+// as uhno train would on first use (nothing where a PDEBench file is
+// indexed for the task), one training at a time per file: under
+// --parallel two runs of a task start together, and two generations of
+// one file would collide on its lock (h5.Create) and stop the grid. The
+// second run waits, then finds the file made.
+func (o *RunOptions) ensureData(ctx context.Context, env experiment.Env, cfg config.Config, files *fileLocks) error {
+	if _, err := datagen.ReadPDEBenchIndex(o.DataDir, cfg.Task); err == nil {
+		return nil
+	}
+	opt := datagen.Options{Config: cfg, Dir: o.DataDir}
+	if !o.Quiet {
+		opt.Progress = env.Err
+	}
+	_, _, path, _, err := datagen.Plan(opt)
+	if err != nil {
+		return err
+	}
+	defer files.lock(path)()
+	res, err := datagen.Run(ctx, opt)
+	if err != nil {
+		return err
+	}
+	if res.Generated > 0 {
+		fmt.Fprintf(env.Out, "generated %s: %d trajectories in %s\n", res.Path, res.Generated, res.Elapsed.Round(1e7))
+	}
+	return nil
 }
 
 // evaluateTask runs task's part of the finish: the ablation's

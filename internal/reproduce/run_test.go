@@ -330,6 +330,65 @@ func TestCellsThenFinish(t *testing.T) {
 	}
 }
 
+// TestParallelFreshData: two trainings of one task start together on
+// data not generated yet; one generates the file while the other waits
+// (two generations would collide on the file's lock and stop the grid),
+// and each run's lines are led by its name.
+func TestParallelFreshData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	dir := t.TempDir()
+	o := tinyRun(t, filepath.Join(dir, "data"), filepath.Join(dir, "out"), 4,
+		Options{Tables: []string{"main-acc"}, Tasks: []string{"burgers"}, Models: []string{"uhno", "fno"}})
+	o.Parallel, o.Threads, o.Quiet = 2, 2, false
+	var errOut bytes.Buffer
+	o.Err = &errOut
+	stdout, err := run(t, o)
+	if err != nil {
+		t.Fatalf("%v\n%s\n%s", err, stdout, errOut.String())
+	}
+	if n := strings.Count(stdout, ": generated "); n != 1 {
+		t.Errorf("the data were generated %d times, want once:\n%s", n, stdout)
+	}
+	for _, want := range []string{"\nburgers/uhno: ", "\nburgers/fno: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no line led by %q:\n%s", strings.TrimSpace(want), stdout)
+		}
+	}
+	for _, want := range []string{"burgers/uhno: ", "burgers/fno: "} {
+		found := false
+		for _, l := range strings.Split(errOut.String(), "\n") {
+			found = found || strings.HasPrefix(l, want) && strings.Contains(l, "4/4 steps (100%)")
+		}
+		if !found {
+			t.Errorf("no progress line led by %q:\n%s", want, errOut.String())
+		}
+	}
+}
+
+// TestLinePrefix: whole lines, each led by the prefix, whatever the
+// writes' boundaries; Flush ends a last partial line.
+func TestLinePrefix(t *testing.T) {
+	var b bytes.Buffer
+	l := &linePrefix{prefix: "ks/fno: ", w: &b}
+	for _, w := range []string{"one\ntw", "o\n", "", "three\nfour\nfi", "ve"} {
+		if n, err := l.Write([]byte(w)); n != len(w) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", w, n, err)
+		}
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "ks/fno: one\nks/fno: two\nks/fno: three\nks/fno: four\nks/fno: five\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	if err := l.Flush(); err != nil || b.String() != want {
+		t.Errorf("a second Flush wrote %q, %v", strings.TrimPrefix(b.String(), want), err)
+	}
+}
+
 // TestDryRun prints the grid with counts, data and an estimate, and
 // writes nothing.
 func TestDryRun(t *testing.T) {
