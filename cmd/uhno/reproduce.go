@@ -52,8 +52,8 @@ skipped, an interrupted run resumes, a run directory made with other
 settings is refused naming the first difference, Ctrl-C stops after a
 checkpoint. --parallel N trains N runs at once with the threads split;
 training's bits do not depend on the split. On a 2-core machine two
-1-thread trainings do 1.1-1.6x the steps of one 2-thread training
-(docs/PERFORMANCE.md). --dry-run --parallel N times each step with N
+1-thread copies of one model did 1.1-1.6x the steps of one 2-thread
+training, two different models no more (docs/PERFORMANCE.md). --dry-run --parallel N times each step with N
 runs at once and prints the wall time, so a machine's best N can be
 read off before training.
 

@@ -30,9 +30,11 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 	repeats := max(o.DryRunRepeats, 1)
 	// With --parallel N each step is timed as the grid will run it: N
 	// identical measurements at once, each on its share of the threads
-	// (on 2 cores two 1-thread trainings do 1.1-1.6x the steps of one
-	// 2-thread training: docs/PERFORMANCE.md), and the step time is the
-	// slowest of their medians.
+	// (on 2 cores two 1-thread copies of one model did 1.1-1.6x the steps
+	// of one 2-thread training, two different models no more:
+	// docs/PERFORMANCE.md), and the step time is the slowest of their
+	// medians. Copies of one model are what it can time; a grid that
+	// pairs different models may do less well than it says.
 	par, threads := o.split(len(runs))
 	if par == 1 {
 		threads = o.Threads
