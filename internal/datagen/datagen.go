@@ -94,6 +94,41 @@ func Plan(opt Options) (pde.Generator, h5.Spec, string, int, error) {
 	return gen, spec, filepath.Join(dir, name), n, nil
 }
 
+// waitPoll is how often create looks again at a file another writer
+// holds.
+const waitPoll = 250 * time.Millisecond
+
+// create starts (or resumes) writing path. While another writer holds it
+// (another uhno making the same data: a second training started at the
+// same time, a --parallel grid, the job array of uhno reproduce --slurm
+// on a shared file system) it waits, saying so once on note (nil: quiet),
+// and returns a nil writer if the other writer completes the file
+// meanwhile; if the other stops short, this one resumes its work.
+func create(ctx context.Context, path string, spec h5.Spec, n int, note io.Writer) (*h5.Writer, error) {
+	said := false
+	for {
+		w, err := h5.Create(path, spec, n)
+		if err == nil {
+			return w, nil
+		}
+		if !errors.Is(err, h5.ErrBusy) {
+			return nil, fmt.Errorf("datagen: %w", err)
+		}
+		if !said && note != nil {
+			fmt.Fprintf(note, "datagen: waiting: %v\n", err)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("datagen: %w while waiting for the other writer of %s", ctx.Err(), path)
+		case <-time.After(waitPoll):
+		}
+		if ok, _ := h5.Existing(path, spec, n); ok {
+			return nil, nil
+		}
+	}
+}
+
 // Run generates (or finds) the dataset of opt.Config and returns its path.
 // Cancelling ctx stops the work; the partial temporary file is kept for the
 // next run to resume, and nothing is ever left at the final path unless it
@@ -112,9 +147,13 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return res, fmt.Errorf("datagen: %w", err)
 	}
-	w, err := h5.Create(path, spec, n)
+	w, err := create(ctx, path, spec, n, opt.Progress)
 	if err != nil {
-		return res, fmt.Errorf("datagen: %w", err)
+		return res, err
+	}
+	if w == nil { // another writer completed it meanwhile
+		res.Elapsed = time.Since(start)
+		return res, nil
 	}
 	defer w.Close()
 	todo := w.Remaining()

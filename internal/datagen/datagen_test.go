@@ -6,11 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"uhno/internal/config"
 	"uhno/internal/config/configtest"
 	"uhno/internal/data"
+	"uhno/internal/data/h5"
 	"uhno/internal/data/h5/h5test"
 )
 
@@ -113,6 +116,76 @@ func TestRunInterruptedLeavesNoFile(t *testing.T) {
 	if _, err := os.Stat(res.Path); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRunWaitsForAnotherWriter: while another writer holds the file (as
+// another uhno making the same data would), Run waits, says so once, and
+// returns the file the other completes without generating it again; it
+// stops waiting when cancelled; after the other stops short it resumes.
+func TestRunWaitsForAnotherWriter(t *testing.T) {
+	dir := t.TempDir()
+	c := builtin(t, "ks", map[string]any{"pde.t_burn": 1.0, "pde.t_end": 5.0})
+	opt := Options{Config: c, Dir: dir, Train: 3, Test: 1, Workers: 1}
+	_, spec, path, n, err := Plan(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// The other writer is cancelled: the waiting Run stops.
+	other, err := h5.Create(path, spec, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*waitPoll)
+	defer cancel()
+	if _, err := Run(ctx, opt); err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for the other writer of "+path) {
+		t.Errorf("cancelled while waiting: %v", err)
+	}
+
+	// The other writer completes the file (by a Run of its own, after
+	// this one has started waiting): nothing is generated twice.
+	var note strings.Builder
+	done := make(chan struct{})
+	var res Result
+	var runErr error
+	go func() {
+		defer close(done)
+		o := opt
+		o.Progress = &lockedBuilder{b: &note}
+		res, runErr = Run(context.Background(), o)
+	}()
+	time.Sleep(2 * waitPoll)
+	other.Close() // stops short; its first Run below resumes the same temp file
+	first, err := Run(context.Background(), opt)
+	<-done
+	if runErr != nil || err != nil {
+		t.Fatalf("runs: %v, %v", runErr, err)
+	}
+	if first.Generated+res.Generated != n || first.Path != path || res.Path != path {
+		t.Errorf("generated %d + %d of %d trajectories at %s, %s; want %d once at %s", first.Generated, res.Generated, n, first.Path, res.Path, n, path)
+	}
+	if !strings.Contains(note.String(), "datagen: waiting: h5: create "+path+": another process (pid ") {
+		t.Errorf("no waiting note: %q", note.String())
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lockedBuilder is a strings.Builder safe for the progress bar's and
+// the note's writes from one goroutine each.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
 }
 
 // TestIndexPDEBench records a PDEBench-layout Darcy file and refuses one

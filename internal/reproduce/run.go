@@ -444,7 +444,6 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 		}
 	}
 	par, threads := o.split(len(todo))
-	files := &fileLocks{held: map[string]*sync.Mutex{}}
 	var mu sync.Mutex
 	env := o.Env
 	env.Out, env.Err = lockedWriter{&mu, o.Out}, lockedWriter{&mu, o.Err}
@@ -482,7 +481,7 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 					verb = "resuming"
 				}
 				fmt.Fprintf(env.Out, "%s: %s %s\n", head, verb, p.dir)
-				err := o.trainOne(ctx, env, p, threads, par > 1, files)
+				err := o.trainOne(ctx, env, p, threads, par > 1)
 				if err == nil && ctx.Err() != nil {
 					err = fmt.Errorf("reproduce: interrupted during %s; rerun the same command to continue", p.Dir)
 				}
@@ -519,16 +518,11 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 // trainOne trains (or resumes) one run as uhno train would; shared says
 // that other runs train beside it (--parallel), so its lines are led by
 // its name.
-func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planned, threads int, shared bool, files *fileLocks) (err error) {
+func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planned, threads int, shared bool) (err error) {
 	if shared && !o.Quiet {
 		out, errOut := &linePrefix{prefix: p.Dir + ": ", w: env.Out}, &linePrefix{prefix: p.Dir + ": ", w: env.Err}
 		env.Out, env.Err = out, errOut
 		defer func() { err = errors.Join(err, out.Flush(), errOut.Flush()) }()
-	}
-	if p.state != experiment.RunPartial {
-		if err := o.ensureData(ctx, env, p.cfg, files); err != nil {
-			return fmt.Errorf("reproduce: %s: %w", p.Dir, err)
-		}
 	}
 	cfg := p.cfg
 	t := experiment.TrainOptions{Env: env, Model: p.Model, Params: o.Params, Dir: p.dir, DataDir: o.DataDir, Threads: threads,
@@ -540,54 +534,6 @@ func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planne
 		t.Configure = nil
 	}
 	return experiment.Train(ctx, &t)
-}
-
-// fileLocks serialises the work of concurrent trainings on one file.
-type fileLocks struct {
-	mu   sync.Mutex
-	held map[string]*sync.Mutex
-}
-
-// lock locks path's mutex and returns its unlock.
-func (f *fileLocks) lock(path string) func() {
-	f.mu.Lock()
-	m, ok := f.held[path]
-	if !ok {
-		m = &sync.Mutex{}
-		f.held[path] = m
-	}
-	f.mu.Unlock()
-	m.Lock()
-	return m.Unlock
-}
-
-// ensureData generates (or finds) the data a fresh run of cfg trains on,
-// as uhno train would on first use (nothing where a PDEBench file is
-// indexed for the task), one training at a time per file: under
-// --parallel two runs of a task start together, and two generations of
-// one file would collide on its lock (h5.Create) and stop the grid. The
-// second run waits, then finds the file made.
-func (o *RunOptions) ensureData(ctx context.Context, env experiment.Env, cfg config.Config, files *fileLocks) error {
-	if _, err := datagen.ReadPDEBenchIndex(o.DataDir, cfg.Task); err == nil {
-		return nil
-	}
-	opt := datagen.Options{Config: cfg, Dir: o.DataDir}
-	if !o.Quiet {
-		opt.Progress = env.Err
-	}
-	_, _, path, _, err := datagen.Plan(opt)
-	if err != nil {
-		return err
-	}
-	defer files.lock(path)()
-	res, err := datagen.Run(ctx, opt)
-	if err != nil {
-		return err
-	}
-	if res.Generated > 0 {
-		fmt.Fprintf(env.Out, "generated %s: %d trajectories in %s\n", res.Path, res.Generated, res.Elapsed.Round(1e7))
-	}
-	return nil
 }
 
 // evaluateTask runs task's part of the finish: the ablation's

@@ -332,8 +332,8 @@ func TestCellsThenFinish(t *testing.T) {
 
 // TestParallelFreshData: two trainings of one task start together on
 // data not generated yet; one generates the file while the other waits
-// (two generations would collide on the file's lock and stop the grid),
-// and each run's lines are led by its name.
+// for it (datagen; before, the second found the file's lock held and
+// stopped the grid), and each run's lines are led by its name.
 func TestParallelFreshData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains")

@@ -239,7 +239,7 @@ func Create(path string, spec Spec, n int) (*Writer, error) {
 	}
 	lock, err := acquireLock(path + ".lock")
 	if err != nil {
-		return nil, fmt.Errorf("h5: create %s: %v", path, err)
+		return nil, fmt.Errorf("h5: create %s: %w", path, err)
 	}
 	w := &Writer{path: path, tmp: atomicfile.TempPath(path), lock: lock, spec: spec, n: n, done: make([]bool, n)}
 	if err := w.start(); err != nil {
@@ -782,6 +782,10 @@ func (w *Writer) closeHandles() error {
 // released when its process ends, so a crashed writer never blocks a later
 // run. The loop guards against the file being unlinked by its previous
 // holder between our open and our flock.
+// ErrBusy is wrapped by Create's error when another writer (another
+// process, or another Create in this one) holds the file's lock.
+var ErrBusy = errors.New("another process")
+
 func acquireLock(name string) (*os.File, error) {
 	for range 10 {
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
@@ -792,7 +796,7 @@ func acquireLock(name string) (*os.File, error) {
 			holder, _ := os.ReadFile(name)
 			f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("another process (pid %s) is writing it; lock file %s", strings.TrimSpace(string(holder)), name)
+				return nil, fmt.Errorf("%w (pid %s) is writing it; lock file %s", ErrBusy, strings.TrimSpace(string(holder)), name)
 			}
 			return nil, fmt.Errorf("locking %s: %v", name, err)
 		}

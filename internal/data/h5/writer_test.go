@@ -2,6 +2,7 @@ package h5
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -270,7 +271,7 @@ func TestWriterLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Create(path, testSpec(), 2)
-	if err == nil || !strings.Contains(err.Error(), "another process (pid "+strconv.Itoa(os.Getpid())+") is writing it") {
+	if err == nil || !strings.Contains(err.Error(), "another process (pid "+strconv.Itoa(os.Getpid())+") is writing it") || !errors.Is(err, ErrBusy) {
 		t.Errorf("second Create: %v", err)
 	}
 	w.Close()
