@@ -353,6 +353,38 @@ func (c *Counter) Pointwise(y, x, w, bias *tensor.Tensor) {
 	c.inner.Pointwise(y, x, w, bias)
 }
 
+// CanProject implements tensor.Projector: the wrapped backend's answer,
+// so that a counted or timed step runs what an uncounted one runs.
+func (c *Counter) CanProject() bool {
+	p, ok := c.inner.(tensor.Projector)
+	return ok && p.CanProject()
+}
+
+// Projection implements tensor.Projector (called only when CanProject).
+// FLOPs: those of the Pointwise, GELU and Pointwise it fuses, the model's
+// arithmetic (the backward's recomputation is not counted); bytes: what
+// the fused operation moves (x, y and the weights; no hidden tensor).
+func (c *Counter) Projection(y, x, w1, b1, w2, b2 *tensor.Tensor) {
+	hid := float64(w1.Shape[0])
+	pts := numel(x) / float64(x.Channels())
+	flops := pts*hid*(2*float64(x.Channels())+1+geluFwd) + numel(y)*(2*hid+1)
+	defer c.add("Projection", flops, 0, wr(y)+rd(x, w1, b1, w2, b2))()
+	c.inner.(tensor.Projector).Projection(y, x, w1, b1, w2, b2)
+}
+
+// ProjectionBackward implements tensor.Projector: the FLOPs of the
+// composed backward (PointwiseBackward twice, GELUBackward), as
+// Projection counts.
+func (c *Counter) ProjectionBackward(dx, dw1, db1, dw2, db2, dy, x, w1, b1, w2 *tensor.Tensor) {
+	hid, cin := float64(w1.Shape[0]), float64(x.Channels())
+	pts := numel(x) / cin
+	gemm2 := 2 * hid * numel(dy)
+	gemm1 := 2 * cin * hid * pts
+	flops := gemm2 + flag(dw2)*gemm2 + flag(db2)*numel(dy) + geluBwd*hid*pts + flag(dx)*gemm1 + flag(dw1)*gemm1 + flag(db1)*hid*pts
+	defer c.add("ProjectionBackward", flops, 0, acc(dx, dw1, db1, dw2, db2)+rd(dy, x, w1, b1, w2))()
+	c.inner.(tensor.Projector).ProjectionBackward(dx, dw1, db1, dw2, db2, dy, x, w1, b1, w2)
+}
+
 // PointwiseBackward implements tensor.Backend: 2 B Cin Cout N for each of
 // dx and dw, B Cout N for dbias.
 func (c *Counter) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {

@@ -25,19 +25,25 @@ import "uhno/internal/tensor"
 // Scratch slots of rsScratch used here (each role has its own slot so that
 // a slot's size settles at the largest request of that role).
 const (
-	rsSlotWA     = iota // packed W, forward
-	rsSlotWT            // packed W^T, backward
-	rsSlotDW            // per-sample dW partial sums
-	rsSlotPatch         // packed patch matrix of one tile
-	rsSlotDYA           // dY tile packed as an A operand
-	rsSlotDYB           // dY tile packed as a B operand
-	rsSlotDP            // dP = W^T dY of one tile
-	rsSlotUpTmp1        // Upsample2x intermediate after one axis
-	rsSlotUpTmp2        // Upsample2x intermediate after two axes
-	rsSlotStInv         // StencilMessage 1/|N(p)| of every tile of a call
-	rsSlotStDY          // StencilMessage scaled dy of one tile
-	rsSlotBandA         // BandResample lines packed as an A operand
-	rsSlotBandB         // BandResample line packed as a B operand
+	rsSlotWA       = iota // packed W, forward
+	rsSlotWT              // packed W^T, backward
+	rsSlotDW              // per-sample dW partial sums
+	rsSlotPatch           // packed patch matrix of one tile
+	rsSlotDYA             // dY tile packed as an A operand
+	rsSlotDYB             // dY tile packed as a B operand
+	rsSlotDP              // dP = W^T dY of one tile
+	rsSlotUpTmp1          // Upsample2x intermediate after one axis
+	rsSlotUpTmp2          // Upsample2x intermediate after two axes
+	rsSlotStInv           // StencilMessage 1/|N(p)| of every tile of a call
+	rsSlotStDY            // StencilMessage scaled dy of one tile
+	rsSlotBandA           // BandResample lines packed as an A operand
+	rsSlotBandB           // BandResample line packed as a B operand
+	rsSlotProjH           // Projection: a tile's hidden pre-activation h
+	rsSlotProjG           // Projection backward: a tile's GELU(h)
+	rsSlotProjDH          // Projection backward: a tile's dh
+	rsSlotProjT           // Projection backward: GELU(h) or x transposed, packed
+	rsSlotProjPack        // Projection backward: the portable GEMM's packed A
+	rsSlotProjW1T         // Projection backward: packed W1^T
 	rsFloatSlots
 )
 

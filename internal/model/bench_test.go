@@ -66,3 +66,58 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 }
+
+// composedHead is the CPU backend with its fused projection head hidden:
+// Tape.Projection composes Pointwise, GELU and Pointwise on it.
+type composedHead struct{ *cpu.Backend }
+
+func (composedHead) CanProject() bool { return false }
+
+// BenchmarkProjectionHead times one forward and backward pass of U-HNO
+// and FNO at --params 0.62M on NS-2D's shape (batch 16, 10 input frames,
+// 64x64), with the fused projection head (tensor.Projector) and with the
+// head composed of Pointwise, GELU and Pointwise, alternating so that both
+// see the same machine: go test ./internal/model -run - -bench
+// ProjectionHead -benchtime 10x -count 3.
+func BenchmarkProjectionHead(b *testing.B) {
+	s, err := SpecFromConfig(taskConfig(b, "ns2d"), 10, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if s, err = UHNOForBudget(s, 620000); err != nil {
+		b.Fatal(err)
+	}
+	f, err := FNOForBudget(FNOSpecFor(s, 0), CountUHNO(s))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"uhno", "fno"} {
+		for _, head := range []string{"fused", "composed"} {
+			cb := cpu.New(0)
+			var be tensor.Backend = cb
+			if head == "composed" {
+				be = composedHead{cb}
+			}
+			var m Model
+			if name == "fno" {
+				if m, err = NewFNO(be, f, 1); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				m = mustUHNO(b, be, s, 1)
+			}
+			b.Run(name+"/"+head, func(b *testing.B) {
+				tp := tensor.NewTape(be)
+				x := input(tp, 1, 16, 10, []int{64, 64})
+				xs := host(be, x)
+				for b.Loop() {
+					tp.Reset()
+					x := tp.FromHost(xs, x.Shape...)
+					y, aux := m.Forward(tp, x)
+					tp.Backward(lossOf(tp, y, aux))
+					m.Params().ZeroGrad()
+				}
+			})
+		}
+	}
+}

@@ -208,7 +208,8 @@ func (l convDown) forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
 }
 
 // projection is the output head 1x1 -> GELU -> 1x1 (Sec. 3, Fig. 1
-// "Projection"; hidden width Spec.ProjHidden).
+// "Projection"; hidden width Spec.ProjHidden), one tensor.Tape.Projection
+// (fused on the CPU: the hidden activations are not kept).
 type projection struct{ p0, p1 pointwise }
 
 func newProjection(pb *builder, name string, cin, hidden, cout int) projection {
@@ -216,5 +217,5 @@ func newProjection(pb *builder, name string, cin, hidden, cout int) projection {
 }
 
 func (l projection) forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
-	return l.p1.forward(tp, tp.GELU(l.p0.forward(tp, x)))
+	return tp.Projection(x, l.p0.w, l.p0.b, l.p1.w, l.p1.b)
 }

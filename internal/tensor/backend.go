@@ -407,6 +407,22 @@ type ShapeOnly interface {
 	ShapeOnly()
 }
 
+// Projector is implemented by backends with a fused projection head, the
+// 1x1 -> GELU -> 1x1 map Q at every model's output (paper Sec. 3.2):
+// y = W2 GELU(W1 x + b1) + b2 at every point, w1 [hidden, Cin], w2
+// [Cout, hidden], b1 and b2 their biases. Fused, the hidden activations
+// need not be kept for the backward (internal/cpu recomputes them tile by
+// tile). Tape.Projection composes Pointwise, GELU and Pointwise where
+// CanProject is false or the backend is no Projector; a wrapping backend
+// (bench.Counter) answers CanProject for the backend it wraps.
+type Projector interface {
+	CanProject() bool
+	Projection(y, x, w1, b1, w2, b2 *Tensor)
+	// ProjectionBackward accumulates into dx, dw1, db1, dw2 and db2 (each
+	// may be nil) the gradients of y = Projection(x, ...) given dy.
+	ProjectionBackward(dx, dw1, db1, dw2, db2, dy, x, w1, b1, w2 *Tensor)
+}
+
 // StepCapturer is implemented by backends that can record the operations
 // of one training step once and replay them as a whole (internal/cuda:
 // CUDA graphs, so a step costs one launch from the host). CaptureStep

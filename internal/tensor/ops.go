@@ -117,6 +117,31 @@ func (tp *Tape) Pointwise(x, w, bias *Tensor) *Tensor {
 	return y
 }
 
+// Projection returns the projection head y = W2 GELU(W1 x + b1) + b2 at
+// every point (paper Sec. 3.2, Q; w1 [hidden, Cin], w2 [Cout, hidden]):
+// one fused operation on a Projector backend, else Pointwise, GELU and
+// Pointwise. Either way the values are those of the composed operations
+// up to rounding (the fused CPU forward gives their bits).
+func (tp *Tape) Projection(x, w1, b1, w2, b2 *Tensor) *Tensor {
+	p, ok := tp.B.(Projector)
+	if !ok || !p.CanProject() || b1 == nil || b2 == nil {
+		return tp.Pointwise(tp.GELU(tp.Pointwise(x, w1, b1)), w2, b2)
+	}
+	mustField("Projection", x)
+	if len(w1.Shape) != 2 || w1.Shape[1] != x.Channels() || len(w2.Shape) != 2 || w2.Shape[1] != w1.Shape[0] {
+		panic(fmt.Sprintf("tensor: Projection: weights %v and %v do not map %d input channels", w1.Shape, w2.Shape, x.Channels()))
+	}
+	if b1.Numel() != w1.Shape[0] || b2.Numel() != w2.Shape[0] {
+		panic(fmt.Sprintf("tensor: Projection: biases %v and %v do not match weights %v and %v", b1.Shape, b2.Shape, w1.Shape, w2.Shape))
+	}
+	y := tp.out(shapeWith(x.Shape, w2.Shape[0]))
+	p.Projection(y, x, w1, b1, w2, b2)
+	if tp.needs(x, w1, b1, w2, b2) {
+		tp.record(y, func() { p.ProjectionBackward(tp.g(x), tp.g(w1), tp.g(b1), tp.g(w2), tp.g(b2), y.Grad, x, w1, b1, w2) })
+	}
+	return y
+}
+
 // ConvDown is the kernel-3, stride-2 circular convolution that halves every
 // spatial axis (encoder down-sampling, Sec. 3.2). w is [Cout, Cin, 3...].
 func (tp *Tape) ConvDown(x, w, bias *Tensor) *Tensor {
