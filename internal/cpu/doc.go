@@ -38,6 +38,18 @@
 // moves of the stencil and the convolutions (patch_amd64.c, a 16-point
 // panel of consecutive offsets moved as one block).
 //
+// # Fused projection head
+//
+// The backend is a tensor.Projector: Tape.Projection (every model's head,
+// 1x1 -> GELU -> 1x1 with 128 hidden channels) runs as one operation that
+// goes tile by tile and recomputes the hidden activations in the
+// backward instead of keeping them (projection.go). The forward and the
+// input gradient have the composed operations' bits; the head's weight
+// and bias gradients are summed in fixed groups of tiles, so they round
+// differently from the composed path but not with the thread count. It
+// cuts a training step's memory by a quarter to two fifths at the paper's
+// 0.62M budget (docs/PERFORMANCE.md). Other backends compose the head.
+//
 // # Operations of Conv-FNO and CNO
 //
 // New backend operations (CPU, CUDA, FLOP counter, tape):
