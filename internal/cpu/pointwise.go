@@ -65,29 +65,13 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 		DB := data(dbias)
 		b.parallel(cout, grainFor(nb*sp), func(lo, hi int) {
 			for o := lo; o < hi; o++ {
-				// Eight interleaved partial sums (a fixed order, so the
-				// result does not depend on the thread count), combined
-				// pairwise at the end.
+				// The samples' rows through one set of eight interleaved
+				// partial sums, combined pairwise at the end.
 				var p [8]float32
 				for bi := 0; bi < nb; bi++ {
-					row := DY[(bi*cout+o)*sp:][:sp]
-					i := 0
-					for ; i+8 <= len(row); i += 8 {
-						q := row[i : i+8 : i+8]
-						p[0] += q[0]
-						p[1] += q[1]
-						p[2] += q[2]
-						p[3] += q[3]
-						p[4] += q[4]
-						p[5] += q[5]
-						p[6] += q[6]
-						p[7] += q[7]
-					}
-					for ; i < len(row); i++ {
-						p[i%8] += row[i]
-					}
+					addInterleaved(&p, DY[(bi*cout+o)*sp:][:sp])
 				}
-				DB[o] += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
+				DB[o] += combine8(&p)
 			}
 		})
 	}
@@ -213,4 +197,30 @@ func packBT(dst, src []float32, l, n, cs int) {
 			}
 		}
 	}
+}
+
+// addInterleaved adds row into eight interleaved partial sums, element i
+// into p[i%8]: a fixed order, so a sum built from it does not depend on
+// the thread count.
+func addInterleaved(p *[8]float32, row []float32) {
+	i := 0
+	for ; i+8 <= len(row); i += 8 {
+		q := row[i : i+8 : i+8]
+		p[0] += q[0]
+		p[1] += q[1]
+		p[2] += q[2]
+		p[3] += q[3]
+		p[4] += q[4]
+		p[5] += q[5]
+		p[6] += q[6]
+		p[7] += q[7]
+	}
+	for ; i < len(row); i++ {
+		p[i%8] += row[i]
+	}
+}
+
+// combine8 combines addInterleaved's partial sums pairwise.
+func combine8(p *[8]float32) float32 {
+	return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
 }

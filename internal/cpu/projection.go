@@ -180,25 +180,11 @@ func (b *Backend) ProjectionBackward(dx, dw1, db1, dw2, db2, dy, x, w1, b1, w2 *
 }
 
 // rowSum is the sum of v in eight interleaved partial sums combined
-// pairwise (a fixed order).
+// pairwise (a fixed order; PointwiseBackward's bias sum over one row).
 func rowSum(v []float32) float32 {
 	var p [8]float32
-	i := 0
-	for ; i+8 <= len(v); i += 8 {
-		q := v[i : i+8 : i+8]
-		p[0] += q[0]
-		p[1] += q[1]
-		p[2] += q[2]
-		p[3] += q[3]
-		p[4] += q[4]
-		p[5] += q[5]
-		p[6] += q[6]
-		p[7] += q[7]
-	}
-	for ; i < len(v); i++ {
-		p[i%8] += v[i]
-	}
-	return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
+	addInterleaved(&p, v)
+	return combine8(&p)
 }
 
 var _ tensor.Projector = (*Backend)(nil)

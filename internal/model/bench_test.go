@@ -52,16 +52,7 @@ func BenchmarkStep(b *testing.B) {
 			m = mustUHNO(b, be, s, 1)
 		}
 		b.Run(name, func(b *testing.B) {
-			tp := tensor.NewTape(be)
-			x := input(tp, 1, c.batch, c.in, c.grid)
-			xs := host(be, x)
-			for b.Loop() {
-				tp.Reset()
-				x := tp.FromHost(xs, x.Shape...)
-				y, aux := m.Forward(tp, x)
-				tp.Backward(lossOf(tp, y, aux))
-				m.Params().ZeroGrad()
-			}
+			stepLoop(b, be, m, c.batch, c.in, c.grid)
 			b.ReportMetric(float64(m.Params().Count()), "params")
 		})
 	}
@@ -106,18 +97,22 @@ func BenchmarkProjectionHead(b *testing.B) {
 			} else {
 				m = mustUHNO(b, be, s, 1)
 			}
-			b.Run(name+"/"+head, func(b *testing.B) {
-				tp := tensor.NewTape(be)
-				x := input(tp, 1, 16, 10, []int{64, 64})
-				xs := host(be, x)
-				for b.Loop() {
-					tp.Reset()
-					x := tp.FromHost(xs, x.Shape...)
-					y, aux := m.Forward(tp, x)
-					tp.Backward(lossOf(tp, y, aux))
-					m.Params().ZeroGrad()
-				}
-			})
+			b.Run(name+"/"+head, func(b *testing.B) { stepLoop(b, be, m, 16, 10, []int{64, 64}) })
 		}
+	}
+}
+
+// stepLoop times forward and backward passes of m (no optimizer) on one
+// fixed input of the given batch, channels and grid.
+func stepLoop(b *testing.B, be tensor.Backend, m Model, batch, in int, grid []int) {
+	tp := tensor.NewTape(be)
+	x := input(tp, 1, batch, in, grid)
+	xs := host(be, x)
+	for b.Loop() {
+		tp.Reset()
+		x := tp.FromHost(xs, x.Shape...)
+		y, aux := m.Forward(tp, x)
+		tp.Backward(lossOf(tp, y, aux))
+		m.Params().ZeroGrad()
 	}
 }
