@@ -246,6 +246,12 @@ type resampleState struct {
 	// forceGo makes convGemm use the portable kernel even when the C kernel
 	// is available (tests compare the two).
 	forceGo bool
+	// noNarrow makes Pointwise use the packed GEMM for every channel count
+	// (tests and benchmarks compare it with the narrow kernels).
+	noNarrow bool
+	// allNarrow raises the narrow kernels' bound to pointwiseNarrowMax
+	// (benchmarks measure where they stop winning).
+	allNarrow bool
 }
 
 // rsScratch is one goroutine's working memory: float and int32 slots that

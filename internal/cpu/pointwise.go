@@ -10,10 +10,15 @@ const pointwiseTile = 256
 // Pointwise implements tensor.Backend: the 1x1 channel mixing
 // y[b,:,s] = W x[b,:,s] + bias, with x [B, Cin, S...] and W [Cout, Cin].
 // Per sample it is the matrix product Y_b = W X_b (Cout x S), computed by
-// the packed GEMM of gemm.go over (sample, spatial tile) items.
+// the packed GEMM of gemm.go over (sample, spatial tile) items, or for few
+// channels by the narrow kernels of pointwise_narrow.go.
 func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 	Y, X, W, Bias := data(y), data(x), data(w), data(bias)
 	cin, cout, sp := x.Channels(), y.Channels(), x.SpatialSize()
+	if b.pointwiseNarrow(cin, cout) {
+		b.pointwiseNarrowForward(Y, X, W, Bias, cin, cout, sp, x.Batch())
+		return
+	}
 	cs := b.getScratch()
 	defer b.putScratch(cs)
 	wa := cs.floats(rsSlotWA, convPackedLen(cout, cin, convMR))
@@ -35,13 +40,17 @@ func (b *Backend) Pointwise(y, x, w, bias *tensor.Tensor) {
 // PointwiseBackward implements tensor.Backend:
 // dX_b += W^T dY_b, dW += sum_b dY_b X_b^T, dbias[o] += sum_{b,s} dY[b,o,s].
 // The weight gradient adds the samples' products to dW in sample order
-// (pointwiseWeightGrad), so the result does not depend on the thread count.
+// (pointwiseWeightGrad; pointwiseNarrowDW for few channels), so the result
+// does not depend on the thread count.
 func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	DY, X, W := data(dy), data(x), data(w)
 	cin, cout, sp, nb := x.Channels(), dy.Channels(), x.SpatialSize(), x.Batch()
 	cs := b.getScratch()
 	defer b.putScratch(cs)
-	if dx != nil {
+	narrow := b.pointwiseNarrow(cin, cout)
+	if dx != nil && narrow {
+		b.pointwiseNarrowDX(data(dx), DY, W, cin, cout, sp, nb)
+	} else if dx != nil {
 		DX := data(dx)
 		wt := cs.floats(rsSlotWT, convPackedLen(cin, cout, convMR))
 		b.packA(wt, W, cin, cout, 1, cin) // A[i, o] = W[o, i]
@@ -58,7 +67,9 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 			}
 		})
 	}
-	if dw != nil {
+	if dw != nil && b.pointwiseNarrowWeights(cin, cout) {
+		b.pointwiseNarrowDW(data(dw), DY, X, cout, cin, sp, nb)
+	} else if dw != nil {
 		b.pointwiseWeightGrad(data(dw), DY, X, cout, cin, sp, nb)
 	}
 	if dbias != nil {
