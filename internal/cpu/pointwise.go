@@ -174,13 +174,17 @@ func (b *Backend) pointwiseWeightGradParts(DW, DY, X []float32, cout, cin, sp, n
 			b.convGemmRows(parts[bi*cout*cin:], cin, cout, cin, DY[bi*cout*sp:], sp, xt, sp, false, dya)
 		}
 	})
-	// The sum over samples, in sample order for every entry, split over
-	// dW's entries: each entry sees the same additions for any split, so
-	// the bits do not depend on the thread count.
-	n := cout * cin
+	b.addSampleParts(DW, parts, cout*cin, nb)
+}
+
+// addSampleParts adds nb partial buffers of n entries (parts[bi*n:]) to
+// dst in sample order for every entry, split over the entries: each entry
+// sees the same additions for any split, so the bits do not depend on the
+// thread count.
+func (b *Backend) addSampleParts(dst, parts []float32, n, nb int) {
 	b.parallel(n, pointwiseSumGrain, func(lo, hi int) {
 		for bi := 0; bi < nb; bi++ {
-			axpy(DW[lo:hi], parts[bi*n+lo:bi*n+hi], 1)
+			axpy(dst[lo:hi], parts[bi*n+lo:bi*n+hi], 1)
 		}
 	})
 }

@@ -171,7 +171,5 @@ func (b *Backend) pointwiseNarrowDW(DW, DY, X []float32, cout, cin, sp, nb int) 
 			b.pwDots(parts[bi*n:], DY[bi*cout*sp:], cout, X[bi*cin*sp:], cin, sp)
 		}
 	})
-	for bi := 0; bi < nb; bi++ {
-		axpy(DW[:n], parts[bi*n:(bi+1)*n], 1)
-	}
+	b.addSampleParts(DW, parts, n, nb)
 }
