@@ -8,7 +8,9 @@
 # Env: BIN (default bin/uhno-cuda), LANES (3), ORDER (the cells in the
 # order they are taken), DEADLINE (seconds after the
 # start at which every training is stopped with SIGINT at its next step and
-# the results are packed; rerunning the script resumes), WORK (.gpurun),
+# the results are packed; rerunning the script resumes), WORK (.gpurun:
+# git-ignored, since the device tool re-copies the working tree at every
+# call and removes untracked paths that are not ignored),
 # OUT (where the packed files go; the device tool's $OUT), SMALL=1 (a
 # rehearsal on tiny data: 3 steps, 6 trajectories of 22 frames),
 # DIGEST (bin/digest, built from digest/ beside this file), DATA_SHA (the
@@ -81,7 +83,7 @@ while :; do
 	fi
 	sleep 2
 done
-wait
+wait "${pids[@]}" # not a bare wait: the nvidia-smi sampler never ends
 log "cells over, $(left) s left"
 
 # 3. Evaluation and report, if time is left (else it is done from the
