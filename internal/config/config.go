@@ -109,6 +109,14 @@ type Data struct {
 	PairsPerTrajectory int `yaml:"pairs_per_trajectory" json:"pairs_per_trajectory"`
 	// Rollout is the number of autoregressive steps evaluated at test time.
 	Rollout int `yaml:"rollout" json:"rollout"`
+	// Coordinates appends one input channel per grid axis holding the
+	// point's coordinate, linspace(0, 1, N) along that axis (the FNO
+	// reference code's (a, x, y) input), after the fields. Static tasks
+	// only. Without it every model here is equivariant to cyclic shifts of
+	// its input (periodic FFTs, circular padding), so on a Dirichlet
+	// problem it cannot tell where the walls are (docs/DECISIONS.md,
+	// D-coordinate-channels).
+	Coordinates bool `yaml:"coordinates,omitempty" json:"coordinates,omitempty"`
 }
 
 // Model holds the U-HNO architecture (paper Sec. 3, Tab. per-task-hp).

@@ -221,7 +221,7 @@ func (b *Batcher) load(i int) ([]float32, error) {
 func (b *Batcher) Next(in, tgt []float32) ([]Pair, error) {
 	p := b.plan
 	pts := p.d.Points()
-	inLen := p.history * len(p.inputs) * pts
+	inLen := p.inChannels() * pts
 	tgtLen := len(p.outputs) * pts
 	lo, hi := b.opt.share()
 	if len(in) != (hi-lo)*inLen || len(tgt) != (hi-lo)*tgtLen {

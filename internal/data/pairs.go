@@ -33,7 +33,28 @@ type Sampling struct {
 	History int
 	// Pairs is P, the pairs taken per trajectory (0 means all).
 	Pairs int
+	// Coordinates appends one input channel per grid axis after the
+	// fields, holding the point's coordinate along that axis,
+	// linspace(0, 1, N) (CoordinateChannel names them). Static data only.
+	Coordinates bool
 }
+
+// CoordinatePrefix leads the names of coordinate input channels
+// (Sampling.Coordinates): "coord:x", "coord:y", "coord:z". No field of a
+// data file can be so named (HDF5 dataset names here hold no ':').
+const CoordinatePrefix = "coord:"
+
+// CoordinateChannel names the coordinate channel of grid axis a.
+func CoordinateChannel(a int) string {
+	if a < 3 {
+		return CoordinatePrefix + string("xyz"[a])
+	}
+	return fmt.Sprintf("%saxis%d", CoordinatePrefix, a)
+}
+
+// IsCoordinate reports whether an input channel name is a coordinate
+// channel rather than a field.
+func IsCoordinate(name string) bool { return strings.HasPrefix(name, CoordinatePrefix) }
 
 // resolve maps a field name to its dataset: a dataset name stands for
 // itself; Darcy also accepts the paper's names "a" (dataset nu) and "u"
@@ -74,12 +95,16 @@ type Plan struct {
 	history int
 	pairs   int
 	static  bool
+	coords  bool // Sampling.Coordinates
 }
 
 // Plan resolves s against the dataset, checking fields, history and pair
 // count.
 func (d *Dataset) Plan(s Sampling) (*Plan, error) {
-	p := &Plan{d: d, inputs: s.Inputs, outputs: s.Outputs, history: max(s.History, 1), static: d.frames == 1}
+	p := &Plan{d: d, inputs: s.Inputs, outputs: s.Outputs, history: max(s.History, 1), static: d.frames == 1, coords: s.Coordinates}
+	if p.coords && !p.static {
+		return nil, fmt.Errorf("data: %s: coordinate channels are for static data (1 frame per sample); this file has %d frames", d.path, d.frames)
+	}
 	if p.inputs == nil {
 		p.inputs = d.fields
 		if d.format == FormatDarcy {
@@ -167,21 +192,40 @@ func (p *Plan) Span() int {
 func (p *Plan) Resident() []string { return slices.Clone(p.union) }
 
 // InputChannels names the field behind each input channel: the inputs
-// repeated for each of the H frames (frame-major).
+// repeated for each of the H frames (frame-major), then the coordinate
+// channels (CoordinateChannel) when the plan has them.
 func (p *Plan) InputChannels() []string {
 	var c []string
 	for range p.history {
 		c = append(c, p.inputs...)
 	}
+	if p.coords {
+		for a := range p.d.grid {
+			c = append(c, CoordinateChannel(a))
+		}
+	}
 	return c
+}
+
+// Coordinates reports whether the inputs end with coordinate channels.
+func (p *Plan) Coordinates() bool { return p.coords }
+
+// inChannels is len(InputChannels()).
+func (p *Plan) inChannels() int {
+	n := p.history * len(p.inputs)
+	if p.coords {
+		n += len(p.d.grid)
+	}
+	return n
 }
 
 // TargetChannels names the field behind each target channel.
 func (p *Plan) TargetChannels() []string { return slices.Clone(p.outputs) }
 
-// InputShape is the shape of a batch of b inputs: [b, H*len(inputs), grid...].
+// InputShape is the shape of a batch of b inputs: [b, H*len(inputs)
+// (+ one per grid axis with coordinates), grid...].
 func (p *Plan) InputShape(b int) []int {
-	return append([]int{b, p.history * len(p.inputs)}, p.d.grid...)
+	return append([]int{b, p.inChannels()}, p.d.grid...)
 }
 
 // TargetShape is the shape of a batch of b targets: [b, len(outputs), grid...].
@@ -211,8 +255,9 @@ func (p *Plan) ReadResident(dst []float32, i int) error {
 // ResidentLen is the length of one ReadResident block.
 func (p *Plan) ResidentLen() int { return p.Span() * len(p.union) * p.d.Points() }
 
-// PairFrom copies pair k of a resident block into in (H*len(inputs)
-// channels of the grid) and tgt (len(outputs) channels).
+// PairFrom copies pair k of a resident block into in (InputChannels:
+// H*len(inputs) channels of the grid, then the coordinates) and tgt
+// (len(outputs) channels).
 func (p *Plan) PairFrom(block []float32, k int, in, tgt []float32) {
 	pts := p.d.Points()
 	nu := len(p.union)
@@ -224,6 +269,12 @@ func (p *Plan) PairFrom(block []float32, k int, in, tgt []float32) {
 	for h := range p.history {
 		for _, u := range p.inIdx {
 			copy(in[c*pts:(c+1)*pts], at(k+h, u))
+			c++
+		}
+	}
+	if p.coords {
+		for a := range p.d.grid {
+			FillCoordinate(in[c*pts:(c+1)*pts], p.d.grid, a)
 			c++
 		}
 	}
@@ -256,4 +307,24 @@ func (p *Plan) ReadPair(pr Pair, in, tgt []float32) error {
 	// The block starts at frame Start, so the pair is k = 0 within it.
 	p.PairFrom(block, 0, in, tgt)
 	return nil
+}
+
+// FillCoordinate writes into dst (one channel of a row-major grid of the
+// given shape) each point's coordinate along axis a: i/(N-1) for index i
+// of N along that axis (linspace(0, 1, N); 0 when N is 1), the grid of the
+// FNO reference code (li2020fourier, fourier_2d.py get_grid).
+func FillCoordinate(dst []float32, grid []int, a int) {
+	inner := 1
+	for _, n := range grid[a+1:] {
+		inner *= n
+	}
+	n := grid[a]
+	for j := range dst {
+		i := (j / inner) % n
+		v := float32(0)
+		if n > 1 {
+			v = float32(float64(i) / float64(n-1))
+		}
+		dst[j] = v
+	}
 }

@@ -112,11 +112,15 @@ func ComputeStats(p *Plan, train []int) (Stats, error) {
 	return s, nil
 }
 
-// index returns the position of each channel's field in s.Fields.
+// index returns the position of each channel's field in s.Fields, -1 for
+// a coordinate channel (IsCoordinate: left as it is, already in [0, 1]).
 func (s *Stats) index(channels []string) []int {
 	idx := make([]int, len(channels))
 	for c, f := range channels {
 		idx[c] = slices.Index(s.Fields, f)
+		if idx[c] < 0 && IsCoordinate(f) {
+			continue
+		}
 		if idx[c] < 0 {
 			panic(fmt.Sprintf("data: Stats of %v used for field %q", s.Fields, f))
 		}
@@ -131,6 +135,9 @@ func (s *Stats) Normalize(x []float32, channels []string, points int) {
 	block := len(channels) * points
 	for b := 0; b < len(x); b += block {
 		for c, f := range idx {
+			if f < 0 {
+				continue // a coordinate channel
+			}
 			m, inv := s.Mean[f], 1/s.Std[f]
 			seg := x[b+c*points : b+(c+1)*points]
 			for j, v := range seg {
@@ -146,6 +153,9 @@ func (s *Stats) Denormalize(x []float32, channels []string, points int) {
 	block := len(channels) * points
 	for b := 0; b < len(x); b += block {
 		for c, f := range idx {
+			if f < 0 {
+				continue // a coordinate channel
+			}
 			m, sd := s.Mean[f], s.Std[f]
 			seg := x[b+c*points : b+(c+1)*points]
 			for j, v := range seg {

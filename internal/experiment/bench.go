@@ -293,8 +293,7 @@ func benchCase(e benchEntry, opts *BenchOptions, be tensor.Backend) (bench.Case,
 	if err := cfg.Validate(); err != nil {
 		return bench.Case{}, "", fmt.Errorf("bench: %s: %w", e.Task, err)
 	}
-	in := max(cfg.Data.History, 1) * len(cfg.Data.Inputs)
-	out := len(cfg.Data.Outputs)
+	in, out := Channels(cfg)
 	rec := BuildRecord{Record: model.Record{Model: e.Model}}
 	m, desc, err := buildModel(cfg, in, out, modelChoice{Params: opts.Params}, &rec, be)
 	if err != nil {

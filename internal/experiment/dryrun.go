@@ -32,8 +32,7 @@ type DryRunOptions struct {
 // opening any data. The channels come from the configuration's
 // data.inputs, data.outputs and data.history, as `uhno bench` takes them.
 func DryRun(cfg config.Config, opts DryRunOptions) error {
-	in := max(cfg.Data.History, 1) * len(cfg.Data.Inputs)
-	out := len(cfg.Data.Outputs)
+	in, out := Channels(cfg)
 	if in == 0 || out == 0 {
 		return fmt.Errorf("train: --dry-run: the configuration of task %s names no data.inputs or data.outputs, so the model's channels are known only from its data file", cfg.Task)
 	}

@@ -333,6 +333,8 @@ func sameEvalData(dirA string, a config.Config, ra BuildRecord, dirB string, b c
 		return diff("data.inputs/outputs", fmt.Sprint(a.Data.Inputs, a.Data.Outputs), fmt.Sprint(b.Data.Inputs, b.Data.Outputs))
 	case !slices.Equal(a.PDE.Grid, b.PDE.Grid):
 		return diff("pde.grid", a.PDE.Grid, b.PDE.Grid)
+	case a.Data.Coordinates != b.Data.Coordinates:
+		return diff("data.coordinates (the models' input channels)", a.Data.Coordinates, b.Data.Coordinates)
 	}
 	return nil
 }

@@ -187,3 +187,27 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(raw)
 }
+
+// TestChannelsCoordinates: a model's input channels are the fields times
+// the history, plus one per grid axis where data.coordinates is set
+// (Darcy's built-in configuration: a, x, y), as the data plan gives them.
+func TestChannelsCoordinates(t *testing.T) {
+	tests := []struct {
+		task    string
+		in, out int
+	}{
+		{"darcy", 3, 1},
+		{"ns2d", 10, 1},
+		{"burgers", 1, 1},
+	}
+	for _, tc := range tests {
+		if in, out := Channels(taskConfig(t, tc.task)); in != tc.in || out != tc.out {
+			t.Errorf("%s: %d -> %d channels, want %d -> %d", tc.task, in, out, tc.in, tc.out)
+		}
+	}
+	cfg := taskConfig(t, "darcy")
+	cfg.Data.Coordinates = false
+	if in, _ := Channels(cfg); in != 1 {
+		t.Errorf("darcy without coordinates: %d input channels, want 1", in)
+	}
+}

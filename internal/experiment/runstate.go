@@ -131,10 +131,16 @@ func PlanRecord(cfg config.Config, name string, in, out int, params string, widt
 }
 
 // Channels are the input and output channels of cfg's models, from its
-// data.inputs, data.outputs and data.history (as uhno bench and the dry
-// run take them); 0 when the configuration names no fields.
+// data.inputs, data.outputs and data.history, plus one input channel per
+// grid axis with data.coordinates (as uhno bench and the dry run take
+// them, and as data.Plan.InputShape gives them); 0 when the configuration
+// names no fields.
 func Channels(cfg config.Config) (in, out int) {
-	return max(cfg.Data.History, 1) * len(cfg.Data.Inputs), len(cfg.Data.Outputs)
+	in = max(cfg.Data.History, 1) * len(cfg.Data.Inputs)
+	if cfg.Data.Coordinates && in > 0 {
+		in += len(cfg.PDE.Grid)
+	}
+	return in, len(cfg.Data.Outputs)
 }
 
 // evalWant is the evaluation that would be made now: of each run's

@@ -374,8 +374,9 @@
 //     FNO. Initialisation is (1/W²)·U(0,1), as for FNO's spectral weights.
 //   - Block, lifting, projection: FNO's. h ← GELU(IDWT(R·DWT(h)) + W h),
 //     with no GELU after the last of four blocks, and projection 1×1 → GELU →
-//     1×1. The reference code's grid-coordinate input channels are not added:
-//     uhno's FNO does not add them either.
+//     1×1. The reference code's grid-coordinate input channels are not
+//     added by the model: where a task needs them (Darcy, data.coordinates)
+//     the data plan appends them for every model alike.
 //   - Grid. R's size depends on the training grid (N/2^J points per subband
 //     and axis), so `WNOSpec` has a `Grid` and the count depends on it. A U-HNO
 //     spec has no grid, so `WNOSpecFor(spec)` leaves it to the caller (the
