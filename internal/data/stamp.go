@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"uhno/internal/data/h5"
 )
 
 // FileStamp identifies the content of a data file as a training run saw
@@ -29,10 +31,19 @@ import (
 // block. What it misses: a same-size change confined to bytes between the
 // samples. The modification time is not compared, so a copied or touched
 // file with the same bytes is accepted.
+//
+// Content identifies the values of a file uhno generated
+// (h5.File.ContentDigest), "" for other files. A file whose bytes differ
+// but whose Content is the run's, verified against its values
+// (h5.File.VerifyContent, a full read made only then), is accepted: the
+// same data generated again, on this machine or another (a GPU machine
+// that trained, a cluster node with its own data cache). A stamp recorded
+// without Content (older runs) accepts only the same bytes.
 type FileStamp struct {
 	Size    int64  `json:"size"`
 	ModTime string `json:"mod_time"` // RFC 3339 UTC; informational
 	SHA256  string `json:"sampled_sha256"`
+	Content string `json:"content_sha256,omitempty"`
 }
 
 // The sampling of FileStamp.SHA256.
@@ -59,14 +70,35 @@ func stampRanges(size int64) [][2]int64 {
 	return append(r, [2]int64{size - stampTail, stampTail})
 }
 
-// StampFile returns the FileStamp of the file at path. Errors name it.
+// StampFile returns the FileStamp of the file at path, with its Content.
+// Errors name it.
 func StampFile(path string) (FileStamp, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return FileStamp{}, fmt.Errorf("data: %w", err)
 	}
 	defer f.Close()
-	return stampOf(f, path)
+	st, err := stampOf(f, path)
+	if err != nil {
+		return FileStamp{}, err
+	}
+	st.Content = contentOf(path)
+	return st, nil
+}
+
+// contentOf is the file's h5.File.ContentDigest, "" when it has none or
+// does not open as a complete HDF5 file (the byte stamp still guards it).
+func contentOf(path string) string {
+	f, err := h5.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	d, err := f.ContentDigest()
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // stampOf computes the stamp of the open file f (named path in errors).
@@ -98,8 +130,21 @@ func stampOf(f *os.File, path string) (FileStamp, error) {
 
 // Match returns nil when now, the stamp of the file at path today, shows
 // the content s recorded, and otherwise a one-line error naming path and
-// both sizes or checksums.
+// both sizes or checksums. Where the bytes differ but both stamps carry
+// the same Content, the file's values are read and checked against it
+// (the same data generated again): nil if they hold.
 func (s FileStamp) Match(path string, now FileStamp) error {
+	if (now.Size != s.Size || now.SHA256 != s.SHA256) && s.Content != "" && now.Content == s.Content {
+		f, err := h5.Open(path)
+		if err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+		defer f.Close()
+		if err := f.VerifyContent(); err != nil {
+			return fmt.Errorf("data: %s was generated again (other bytes, the run's content digest %.16s...), but %w", path, s.Content, err)
+		}
+		return nil
+	}
 	switch {
 	case now.Size != s.Size:
 		return fmt.Errorf("data: %s has %d bytes (modified %s), the run recorded %d bytes (as of %s): truncated, extended or replaced",
@@ -141,6 +186,7 @@ func WatchFile(path string) (*FileWatch, error) {
 		f.Close()
 		return nil, err
 	}
+	want.Content = contentOf(path)
 	return &FileWatch{path: path, f: f, want: want, mod: st.ModTime()}, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"uhno/internal/data/h5"
 )
 
 // writeRandom writes n seeded random bytes to path.
@@ -184,5 +186,90 @@ func TestFileWatch(t *testing.T) {
 	now, _ := StampFile(path)
 	if w.Stamp().Match(path, now) == nil {
 		t.Fatal("the replacement matches the stamp")
+	}
+}
+
+// writeGenerated writes a uhno-generated file of n one-field trajectories
+// of 4x4 values at path, in the given order, trajectory i holding
+// value(i, j) at point j.
+func writeGenerated(t *testing.T, path string, order []int, value func(i, j int) float32) {
+	t.Helper()
+	spec := h5.Spec{Datasets: []string{"tensor"}, Shapes: [][]int{{2, 4, 4}}, Attrs: map[string]any{"seed": 1}}
+	w, err := h5.Create(path, spec, len(order))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range order {
+		x := make([]float32, 32)
+		for j := range x {
+			x[j] = value(i, j)
+		}
+		if err := w.Write(i, [][]float32{x}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFileStampContent: a run's data generated again (other bytes, the same
+// values) is accepted by Match; other values, a recorded stamp without a
+// content digest (an older run), and a live watch (bytes must not change
+// under a running job) are refused.
+func TestFileStampContent(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ns2d.h5")
+	same := func(i, j int) float32 { return float32(100*i + j) }
+	writeGenerated(t, path, []int{0, 1, 2, 3}, same)
+	rec, err := StampFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Content == "" {
+		t.Fatal("no content digest for a generated file")
+	}
+
+	// The same data generated again, trajectories in another order.
+	again := filepath.Join(dir, "again.h5")
+	writeGenerated(t, again, []int{3, 1, 2, 0}, same)
+	if err := os.Rename(again, path); err != nil {
+		t.Fatal(err)
+	}
+	now, err := StampFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.SHA256 == rec.SHA256 {
+		t.Fatal("the regenerated file has the same bytes; the test needs other bytes")
+	}
+	if err := rec.Match(path, now); err != nil {
+		t.Errorf("the same data generated again: %v, want accepted", err)
+	}
+	old := rec
+	old.Content = ""
+	if err := old.Match(path, now); err == nil {
+		t.Error("a stamp without a content digest accepted other bytes")
+	}
+	bytesOnly := FileStamp{Size: now.Size, SHA256: now.SHA256, ModTime: now.ModTime}
+	if err := rec.Match(path, bytesOnly); err == nil {
+		t.Error("other bytes without a content digest (a live watch's stamp) accepted")
+	}
+	if err := old.Match(path, bytesOnly); err == nil {
+		t.Error("other bytes accepted where neither stamp has a content digest (a file uhno did not write)")
+	}
+
+	// Other values.
+	other := filepath.Join(dir, "other.h5")
+	writeGenerated(t, other, []int{0, 1, 2, 3}, func(i, j int) float32 { return same(i, j) + float32(i/3) })
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	now, err = StampFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Match(path, now); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("other values: %v, want an error naming the file", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -209,5 +210,20 @@ func TestIndexPDEBench(t *testing.T) {
 	}
 	if _, _, err := IndexPDEBench(Options{Config: builtin(t, "burgers", nil), Dir: dir}, file); err == nil || !strings.Contains(err.Error(), "darcy and cfd3d") {
 		t.Fatalf("err %v, want a task error", err)
+	}
+}
+
+// TestGeneratorDatasetsSorted pins what h5.File.VerifyContent relies on:
+// every generator lists its datasets in name order, the order in which the
+// writer sums a trajectory's checksum and the verifier reads it back.
+func TestGeneratorDatasetsSorted(t *testing.T) {
+	for _, task := range []string{"burgers", "burgers-paper", "burgers-shock", "ks", "kdv", "adv2d", "ac2d", "ns2d", "darcy"} {
+		gen, spec, _, _, err := Plan(Options{Config: builtin(t, task, nil), Dir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", task, err)
+		}
+		if !slices.IsSorted(gen.Datasets()) || !slices.Equal(spec.Datasets, gen.Datasets()) {
+			t.Errorf("%s: datasets %v (spec %v), want them in name order", task, gen.Datasets(), spec.Datasets)
+		}
 	}
 }

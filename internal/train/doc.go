@@ -236,9 +236,15 @@
 // sample takes milliseconds. It catches any change of size, a regenerated
 // file (HDF5 writes timestamps into its headers, so even equal values
 // differ in the first MiB) and damage in a sampled block; it misses a
-// same-size change confined to bytes between the samples. A resume refuses
-// a file that does not match, before reading anything from it, naming the
-// file and both sizes or checksums (`TestTrainResumeRefusesChangedData`).
+// same-size change confined to bytes between the samples. A file uhno
+// generated also gets a content digest (its settings and every
+// trajectory's CRC-32C, `h5.File.ContentDigest`): a file whose bytes
+// differ but whose digest is the run's is the same data generated again
+// (on another machine, say, or a cluster node's own cache) and is accepted
+// once its values are checked against the checksums (`TestFileStampContent`).
+// A resume refuses a file that does not match, before reading anything
+// from it, naming the file and both sizes or checksums
+// (`TestTrainResumeRefusesChangedData`).
 // During a run the open file is watched (`data.FileWatch`): an fstat after
 // every batch (a truncation or a new modification time triggers a re-hash)
 // and a re-hash before every checkpoint; a change stops the run before the
