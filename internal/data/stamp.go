@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"uhno/internal/data/h5"
@@ -141,7 +142,8 @@ func (s FileStamp) Match(path string, now FileStamp) error {
 		}
 		defer f.Close()
 		if err := f.VerifyContent(); err != nil {
-			return fmt.Errorf("data: %s was generated again (other bytes, the run's content digest %.16s...), but %w", path, s.Content, err)
+			why := strings.TrimPrefix(err.Error(), "h5: "+path+": ")
+			return fmt.Errorf("data: %s changed (modified %s): its bytes differ from the run's and %s", path, now.ModTime, why)
 		}
 		return nil
 	}

@@ -108,7 +108,7 @@ func (f *File) VerifyContent() error {
 			}
 		}
 		if got := crc(bufs); got != crcs[i] {
-			return fmt.Errorf("h5: %s: trajectory %d's values no longer match their checksum (CRC-32C %08x, recorded %08x): the file was damaged in place", f.path, i, got, crcs[i])
+			return fmt.Errorf("h5: %s: trajectory %d's values no longer match their checksum (CRC-32C %08x, recorded %08x): damaged in place", f.path, i, got, crcs[i])
 		}
 	}
 	return nil
