@@ -38,8 +38,11 @@ import (
 // but whose Content is the run's, verified against its values
 // (h5.File.VerifyContent, a full read made only then), is accepted: the
 // same data generated again, on this machine or another (a GPU machine
-// that trained, a cluster node with its own data cache). A stamp recorded
-// without Content (older runs) accepts only the same bytes.
+// that trained, a cluster node with its own data cache); so is any other
+// change of bytes that leaves every value as it was (appended bytes, say),
+// since the values are what a run depends on. A stamp recorded without
+// Content (older runs, files uhno did not write) accepts only the same
+// bytes.
 type FileStamp struct {
 	Size    int64  `json:"size"`
 	ModTime string `json:"mod_time"` // RFC 3339 UTC; informational
