@@ -14,7 +14,10 @@
 # OUT (where the packed files go; the device tool's $OUT), SMALL=1 (a
 # rehearsal on tiny data: 3 steps, 6 trajectories of 22 frames),
 # DIGEST (bin/digest, built from digest/ beside this file), DATA_SHA (the
-# digest the data must have: the CPU grid's file's).
+# digest the data must have: the CPU grid's file's), STOP_LEFT (40: the
+# trainings are stopped this many seconds before DEADLINE), FINISH_LEFT (90:
+# --finish runs only with more than this left; else the packed checkpoints
+# are evaluated elsewhere).
 set -u
 t0=$(date +%s)
 BIN=${BIN:-bin/uhno-cuda}
