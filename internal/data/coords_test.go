@@ -40,8 +40,8 @@ func TestPlanCoordinates(t *testing.T) {
 	if got, want := p.InputChannels(), []string{"nu", "coord:x", "coord:y"}; !slices.Equal(got, want) {
 		t.Fatalf("InputChannels %v, want %v", got, want)
 	}
-	if !p.Coordinates() || plain.Coordinates() {
-		t.Fatalf("Coordinates() %v and %v, want true and false", p.Coordinates(), plain.Coordinates())
+	if got := plain.InputChannels(); !slices.Equal(got, []string{"nu"}) {
+		t.Fatalf("InputChannels without coordinates %v, want [nu]", got)
 	}
 	pts := fx.points()
 	in, tgt := make([]float32, 3*pts), make([]float32, pts)

@@ -207,9 +207,6 @@ func (p *Plan) InputChannels() []string {
 	return c
 }
 
-// Coordinates reports whether the inputs end with coordinate channels.
-func (p *Plan) Coordinates() bool { return p.coords }
-
 // inChannels is len(InputChannels()).
 func (p *Plan) inChannels() int {
 	n := p.history * len(p.inputs)
