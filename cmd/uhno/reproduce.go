@@ -70,7 +70,9 @@ median of --estimate-steps, default 1; the machine should be quiet).
 Without --cell or --finish, each task is evaluated as soon as its last run
 is trained and the report is rewritten over the tasks done so far (an
 interim report, said so at its top), so a grid of days shows each column
-when it is ready; the finish then skips those evaluations as current. On
+when it is ready; a task with Tab. ablation-extra's modes is evaluated
+when its models are trained, and its ablation when the modes are. The
+finish then skips those evaluations as current. On
 a cluster, the same command with --tasks TASK --finish reports one task's
 finished cells early.
 3D-CFD needs PDEBench's file (--pdebench FILE, or one indexed by uhno

@@ -412,13 +412,16 @@ func (o *RunOptions) split(n int) (par, threads int) {
 // lines, its bar's plain lines included, are led by its name).
 //
 // taskDone, if not nil, is called once for each task all of whose runs
-// (among runs) are trained, when some run is left to train: before the
-// trainings for a task trained already, else by the worker that finished
-// its last run, while the other workers train on. Its error stops the
-// grid as a training error does.
-func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(context.Context, experiment.Env, string) error) error {
+// (among runs) are trained, with withAblation true, when some run is left
+// to train: before the trainings for a task trained already, else by the
+// worker that finished its last run, while the other workers train on.
+// A task with ablation modes among runs is also called once, withAblation
+// false, when its other runs are trained and some of its modes are not.
+// Its error stops the grid as a training error does.
+func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(context.Context, experiment.Env, string, bool) error) error {
 	var todo []*planned
-	left := map[string]int{} // untrained runs per task
+	left := map[string]int{}     // untrained runs per task
+	leftMain := map[string]int{} // of which not ablation modes
 	for _, p := range runs {
 		if p.state == experiment.RunDone {
 			fmt.Fprintf(o.Out, "reproduce: %s: trained already\n", p.Dir)
@@ -426,6 +429,9 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 		}
 		todo = append(todo, p)
 		left[p.Task]++
+		if p.Mode == "" {
+			leftMain[p.Task]++
+		}
 	}
 	if len(todo) == 0 {
 		return nil // the finish, next, evaluates everything
@@ -433,12 +439,12 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 	if taskDone != nil {
 		var tasks []string
 		for _, p := range runs {
-			if left[p.Task] == 0 && !slices.Contains(tasks, p.Task) {
+			if leftMain[p.Task] == 0 && !slices.Contains(tasks, p.Task) {
 				tasks = append(tasks, p.Task)
 			}
 		}
 		for _, task := range tasks {
-			if err := taskDone(ctx, o.Env, task); err != nil {
+			if err := taskDone(ctx, o.Env, task, left[task] == 0); err != nil {
 				return err
 			}
 		}
@@ -490,16 +496,20 @@ func (o *RunOptions) train(ctx context.Context, runs []*planned, taskDone func(c
 					firstErr = err
 					cancel()
 				}
-				last := false
+				last, lastMain := false, false
 				if err == nil {
 					done++
 					bar.Add(1)
 					left[p.Task]--
 					last = left[p.Task] == 0
+					if p.Mode == "" {
+						leftMain[p.Task]--
+						lastMain = leftMain[p.Task] == 0 && !last
+					}
 				}
 				state.Unlock()
-				if last && taskDone != nil {
-					if err := taskDone(ctx, env, p.Task); err != nil {
+				if (last || lastMain) && taskDone != nil {
+					if err := taskDone(ctx, env, p.Task, last); err != nil {
 						state.Lock()
 						if firstErr == nil {
 							firstErr = err
@@ -539,17 +549,19 @@ func (o *RunOptions) trainOne(ctx context.Context, env experiment.Env, p *planne
 // evaluateTask runs task's part of the finish: the ablation's
 // evaluations (Tab. ablation-extra: experiment.Ablate over <task>/ablate,
 // whose runs are all trained by now, Full through the link) and the
-// side-by-side evaluations. It returns the directories the report reads
-// and notes on what could not be evaluated. Current evaluations are
-// skipped, so a second call costs seconds.
-func (o *RunOptions) evaluateTask(ctx context.Context, env experiment.Env, g *Grid, runs []*planned, steps int, task string) (inputs, notes []string, err error) {
+// side-by-side evaluations. withAblation false leaves the ablation out
+// (its runs may still be training: Ablate would train them itself). It
+// returns the directories the report reads and notes on what could not
+// be evaluated. Current evaluations are skipped, so a second call costs
+// seconds.
+func (o *RunOptions) evaluateTask(ctx context.Context, env experiment.Env, g *Grid, runs []*planned, steps int, task string, withAblation bool) (inputs, notes []string, err error) {
 	var modes []string
 	for _, r := range g.Runs {
 		if r.Task == task && r.Mode != "" {
 			modes = append(modes, r.Mode)
 		}
 	}
-	if len(modes) > 0 {
+	if len(modes) > 0 && withAblation {
 		a := experiment.AblateOptions{Env: env, Task: task, Modes: strings.Join(modes, ","), Dir: filepath.Join(o.Dir, ablateDir(task)),
 			Sets: o.setsFor(task), Steps: steps, Params: o.Params, DataDir: o.DataDir, Threads: o.Threads, Quiet: o.Quiet,
 			Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
@@ -624,29 +636,38 @@ func gridTasks(g *Grid) []string {
 // interim is the hook of a whole-grid run (neither --cell nor --finish)
 // that evaluates a task as soon as the last of its runs is trained and
 // rewrites the report over the tasks evaluated so far, so that a grid of
-// days shows each column when it is done rather than at the end. The
-// finish evaluates every task again (skipping what is current), benches
-// and writes the final report. A failed evaluation here is said and left
-// to the finish: the other tasks' trainings go on.
+// days shows each column when it is done rather than at the end. A task
+// with Tab. ablation-extra's modes is evaluated twice: its side-by-side
+// tables when its models' runs are trained (the modes train last and
+// would hold the column back by nine runs), its ablation when the modes
+// are. The finish evaluates every task again (skipping what is current),
+// benches and writes the final report. A failed evaluation here is said
+// and left to the finish: the other tasks' trainings go on.
 type interim struct {
-	o                *RunOptions
-	g                *Grid
-	runs             []*planned
-	steps            int
-	about            string
-	mu               sync.Mutex // one evaluation at a time
-	inputs, notes    []string
-	evaluated, total int
+	o             *RunOptions
+	g             *Grid
+	runs          []*planned
+	steps         int
+	about         string
+	mu            sync.Mutex // one evaluation at a time
+	inputs, notes []string
+	evaluated     []string // tasks evaluated whole
+	partial       []string // tasks evaluated but for their ablation
+	total         int
 }
 
-// taskDone evaluates task and rewrites the report; env is the grid's
-// (locked) output.
-func (it *interim) taskDone(ctx context.Context, env experiment.Env, task string) error {
+// taskDone evaluates task (without its ablation unless withAblation) and
+// rewrites the report; env is the grid's (locked) output.
+func (it *interim) taskDone(ctx context.Context, env experiment.Env, task string, withAblation bool) error {
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	o := it.o
-	fmt.Fprintf(env.Out, "reproduce: every run of %s is trained: evaluating it now (the report grows a column)\n", task)
-	in, notes, err := o.evaluateTask(ctx, env, it.g, it.runs, it.steps, task)
+	if withAblation {
+		fmt.Fprintf(env.Out, "reproduce: every run of %s is trained: evaluating it now (the report grows a column)\n", task)
+	} else {
+		fmt.Fprintf(env.Out, "reproduce: every model's run of %s is trained, its ablation's are not: evaluating the models now (the report grows a column)\n", task)
+	}
+	in, notes, err := o.evaluateTask(ctx, env, it.g, it.runs, it.steps, task, withAblation)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -654,17 +675,37 @@ func (it *interim) taskDone(ctx context.Context, env experiment.Env, task string
 		fmt.Fprintf(env.Out, "reproduce: evaluating %s failed: %v; training goes on, and the finish tries again\n", task, err)
 		return nil
 	}
-	it.inputs, it.notes = append(it.inputs, in...), append(it.notes, notes...)
-	it.evaluated++
-	note := fmt.Sprintf("**This report is interim:** %d of the grid's %d tasks are trained and evaluated (the last: %s); "+
-		"the grid is still training, and its finish rewrites this report with every task and Tab. cost.\n\n", it.evaluated, it.total, task)
+	for _, d := range in {
+		if !slices.Contains(it.inputs, d) {
+			it.inputs = append(it.inputs, d)
+		}
+	}
+	for _, n := range notes {
+		if !slices.Contains(it.notes, n) {
+			it.notes = append(it.notes, n)
+		}
+	}
+	it.partial = slices.DeleteFunc(it.partial, func(s string) bool { return s == task })
+	if withAblation {
+		it.evaluated = append(it.evaluated, task)
+	} else {
+		it.partial = append(it.partial, task)
+	}
+	var pending, count string
+	if len(it.partial) > 0 {
+		pending = fmt.Sprintf("; the models of %s are evaluated too, their ablation still training", strings.Join(it.partial, ", "))
+		count = fmt.Sprintf(", %s but the ablation", strings.Join(it.partial, ", "))
+	}
+	note := fmt.Sprintf("**This report is interim:** %d of the grid's %d tasks are trained and evaluated (the last: %s)%s; "+
+		"the grid is still training, and its finish rewrites this report with every task and Tab. cost.\n\n",
+		len(it.evaluated), it.total, task, pending)
 	res, err := report.Write(report.Options{Inputs: it.inputs, Dir: filepath.Join(o.Dir, "report"), Version: o.Version,
 		Command: o.Command, Notes: note + o.notes(it.g, it.runs, it.about, it.notes)})
 	if err != nil {
 		fmt.Fprintf(env.Out, "reproduce: interim report failed: %v; training goes on\n", err)
 		return nil
 	}
-	fmt.Fprintf(env.Out, "reproduce: interim report in %s (%d of %d tasks)\n", res.Report, it.evaluated, it.total)
+	fmt.Fprintf(env.Out, "reproduce: interim report in %s (%d of %d tasks%s)\n", res.Report, len(it.evaluated), it.total, count)
 	return nil
 }
 
@@ -673,7 +714,7 @@ func (it *interim) taskDone(ctx context.Context, env experiment.Env, task string
 func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps int, about string) error {
 	var inputs, notes []string
 	for _, task := range gridTasks(g) {
-		in, nt, err := o.evaluateTask(ctx, o.Env, g, runs, steps, task)
+		in, nt, err := o.evaluateTask(ctx, o.Env, g, runs, steps, task, true)
 		if err != nil {
 			return err
 		}

@@ -132,6 +132,15 @@ func TestRunEndToEnd(t *testing.T) {
 	// Burgers was evaluated and reported as soon as its last run was
 	// trained, before Darcy's first run.
 	interimFirst(t, stdout, "burgers", "darcy/fno", "(1 of 2 tasks)")
+	// Its models' tables were evaluated and reported before the ablation's
+	// first mode trained, and the ablation evaluated only after its last.
+	models := strings.Index(stdout, "reproduce: every model's run of burgers is trained, its ablation's are not: evaluating the models now")
+	partial := strings.Index(stdout, "(0 of 2 tasks, burgers but the ablation)")
+	firstMode, ablation := trainingAt(stdout, "burgers/ablate/A"), strings.Index(stdout, "reproduce: ablation of burgers")
+	if models < 0 || partial < models || firstMode < partial || ablation < firstMode || strings.Count(stdout, "reproduce: ablation of burgers") != 2 {
+		t.Errorf("want burgers's models evaluated (at %d) and reported (at %d) before its first mode trains (at %d), "+
+			"its ablation evaluated after (at %d), once in the interim and once in the finish:\n%s", models, partial, firstMode, ablation, stdout)
+	}
 	// Tab. stability on Burgers: the tiny data are too short for 4x, so
 	// reproduce made a longer test file from another seed.
 	var r4 eval.Results
@@ -197,7 +206,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	it := &interim{o: o, g: g, runs: runs, steps: steps, about: about, total: 2}
-	if err := it.taskDone(context.Background(), o.Env, "burgers"); err != nil {
+	if err := it.taskDone(context.Background(), o.Env, "burgers", true); err != nil {
 		t.Fatal(err)
 	}
 	md, _ = os.ReadFile(filepath.Join(out, "report/report.md"))
@@ -214,17 +223,28 @@ func TestRunEndToEnd(t *testing.T) {
 func interimFirst(t *testing.T, stdout, task, next, want string) {
 	t.Helper()
 	ev := strings.Index(stdout, "reproduce: every run of "+task+" is trained: evaluating it now")
-	rep := strings.Index(stdout, "reproduce: interim report in ")
-	tr := -1
-	for i, l := range strings.SplitAfter(stdout, "\n") {
-		if (strings.Contains(l, " "+next+" (") || strings.Contains(l, " "+next+": ")) && strings.Contains(l, ": training into ") {
-			tr = len(strings.Join(strings.SplitAfter(stdout, "\n")[:i], ""))
-			break
+	rep := -1
+	if ev >= 0 {
+		if i := strings.Index(stdout[ev:], "reproduce: interim report in "); i >= 0 {
+			rep = ev + i
 		}
 	}
+	tr := trainingAt(stdout, next)
 	if ev < 0 || rep < ev || tr < rep || !strings.Contains(stdout[rep:], want) {
 		t.Errorf("want %s evaluated (at %d) and the interim report %s (at %d) before %s trains (at %d):\n%s", task, ev, want, rep, next, tr, stdout)
 	}
+}
+
+// trainingAt is the offset in stdout of the line where run starts
+// training, -1 if none.
+func trainingAt(stdout, run string) int {
+	lines := strings.SplitAfter(stdout, "\n")
+	for i, l := range lines {
+		if (strings.Contains(l, " "+run+" (") || strings.Contains(l, " "+run+": ")) && strings.Contains(l, ": training into ") {
+			return len(strings.Join(lines[:i], ""))
+		}
+	}
+	return -1
 }
 
 // TestCellsThenFinish: --cell K for every K, then --finish, gives the
