@@ -18,16 +18,35 @@ func paperShape(r bench.Result) bool {
 	return r.Task == "ns2d" && r.Batch == 16 && len(r.Input) == 4 && r.Input[2] == 128 && r.Input[3] == 128
 }
 
-// costKey is the paper's row of a bench row: Tab. cost's U-HNO and FNO,
-// Tab. cost-spar's mode F.
+// benchModel is a bench row's model as uhno's registry names it. The
+// bench names a row TASK/NAME[ DETAIL] ("ns2d/fno width=16"), and an
+// FNO-wider row is an FNO (Model "fno") named TASK/fno-wider, so the name
+// tells the two apart; otherwise the row's Model says it.
+func benchModel(r bench.Result) string {
+	name, _, _ := strings.Cut(r.Name, " ")
+	if _, after, ok := strings.Cut(name, "/"); ok && after == "fno-wider" {
+		return after
+	}
+	return r.Model
+}
+
+// costKey is the paper's row of a bench row: Tab. cost's row of its
+// model (U-HNO, FNO, FNO-wider and the six other baselines), Tab.
+// cost-spar's mode F.
 func costKey(r bench.Result) (*Table, string) {
-	switch r.Model {
+	switch m := benchModel(r); m {
 	case "uhno":
 		return &Cost, KeyUHNO
 	case "fno":
 		return &Cost, KeyFNO
+	case "fno-wider":
+		return &Cost, KeyFNOWider
 	case "uhno-" + model.ModeNoSPAR:
 		return &CostSPAR, model.ModeNoSPAR
+	default:
+		if k, ok := baselineKeys[m]; ok {
+			return &Cost, k
+		}
 	}
 	return nil, ""
 }
@@ -116,8 +135,8 @@ func (b *builder) benchCost(in benchInput) {
 		if key != "" {
 			any = true
 		}
-		if r.Model == "uhno" || r.Model == "fno" {
-			k := r.Task + fmt.Sprint(r.Input) + "/" + r.Model
+		if m := benchModel(r); m == "uhno" || m == "fno" {
+			k := r.Task + fmt.Sprint(r.Input) + "/" + m
 			if _, seen := oursBy[k]; !seen {
 				oursBy[k] = cols{float64(r.Params), r.FLOPs.ForwardPerSample, tr.Mean, inf.Mean, float64(r.Memory.PeakBytes)}
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"uhno/internal/bench"
 	"uhno/internal/testutil"
 )
 
@@ -206,6 +207,26 @@ func TestReportWrite(t *testing.T) {
 				"**Contradicts the paper:** at the paper's shape U-HNO costs 21.8x FNO's FLOPs in the paper; ours 0.40x.",
 				"### Tab. cost-spar", "| ns2d | uhno C0=3 / uhno-F C0=3 | +0.02% | +0.07% | +1.81% | +0.12% |"},
 			contradictions: 1,
+		},
+		{
+			// uhno reproduce benches each model into its own file; the
+			// FNO-wider row is an FNO named TASK/fno-wider.
+			name: "bench JSONs of one model each, as uhno reproduce writes them",
+			inputs: func(t *testing.T, root string) []string {
+				var paths []string
+				for _, r := range []bench.Result{benchResult("ns2d/gno", "gno", 566227, 2.743, 132.2, 50.93),
+					benchResult("ns2d/fno-wider", "fno", 3165200, 0.7302, 32.8, 9.918)} {
+					p := filepath.Join(root, "cost-"+strings.TrimPrefix(r.Name, "ns2d/")+".json")
+					writeJSON(t, p, bench.Report{Format: benchFormat, Version: "test", Preset: "cost-ns2d",
+						Host: bench.Host{OS: "linux", Arch: "amd64", CPU: "Test CPU 9000", CPUs: 2, GOMAXPROCS: 2, Go: "go1.26"}, Threads: 2,
+						Results: []bench.Result{r}})
+					paths = append(paths, p)
+				}
+				return paths
+			},
+			want: []string{"| ns2d/gno | ns2d | [16 10 128 128] | GNO | 0.5662 | 0.6369 | 2.743 | 5.1999 |",
+				"| ns2d/fno-wider | ns2d | [16 10 128 128] | FNO-wider | 3.165 | 3.18 | 0.7302 | 0.205 |"},
+			absent: []string{"No row has the paper's shape", "| FNO | 3.165"},
 		},
 		{
 			name: "training runs: Full and mode E",
