@@ -3,6 +3,7 @@ package configs_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"math"
 	"slices"
@@ -157,6 +158,15 @@ func TestEmbeddedConfigsHoldPaperValues(t *testing.T) {
 				got.snapshots != want.snapshots || got.history != want.history || got.rollout != want.rollout || got.source != want.source {
 				t.Errorf("task %s: got %+v, want %+v", c.Task, got, want)
 			}
+			// The task's row of Tab. per-task-hp (what --params text holds a
+			// run to) is the same table.
+			spec, err := config.LookupTask(task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hp := (config.PaperHP{Levels: want.levels, C0: want.c0, K0: want.k0, M: want.m, LambdaH1: want.lambdaH1, LambdaCBC: want.lamCBC}); spec.HP != hp {
+				t.Errorf("task %s: TaskSpec.HP %+v, Tab. per-task-hp %+v", task, spec.HP, hp)
+			}
 			if !want.extra(&c) {
 				t.Errorf("task-specific PDE values differ from App. B: %+v", c.PDE)
 			}
@@ -170,5 +180,28 @@ func TestEmbeddedConfigsHoldPaperValues(t *testing.T) {
 				t.Errorf("shared values differ from the paper: spar %+v optim %+v model %+v seed %d", c.SPAR, c.Optim, c.Model, c.Seed)
 			}
 		})
+	}
+}
+
+// TestConfigsAtTextSize checks that every built-in configuration, the
+// regimes included, builds the paper's text's U-HNO (Tab. per-task-hp),
+// so that --params text accepts it unchanged, and that a changed width is
+// named.
+func TestConfigsAtTextSize(t *testing.T) {
+	for _, task := range config.TaskNames() {
+		c := load(t, task)
+		spec, err := config.LookupTask(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dev := spec.HP.TextDeviations(c.Model); len(dev) != 0 {
+			t.Errorf("%s.yaml: %v", task, dev)
+		}
+		c.Model.C0, c.Model.K0 = 16, spec.HP.K0+1
+		dev := spec.HP.TextDeviations(c.Model)
+		want := []string{fmt.Sprintf("model.c0 is 16, Tab. per-task-hp gives %d", spec.HP.C0), fmt.Sprintf("model.k0 is %d, Tab. per-task-hp gives %d", spec.HP.K0+1, spec.HP.K0)}
+		if !slices.Equal(dev, want) {
+			t.Errorf("%s with c0 16: %q, want %q", task, dev, want)
+		}
 	}
 }

@@ -74,7 +74,7 @@ overwritten.`,
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps of every run (default: optim.steps)")
 	f.IntVar(&opts.Warmup, "warmup", 0, "warm-up steps (default: optim.warmup, scaled to --steps)")
 	f.IntVar(&opts.Batch, "batch", 0, "batch size (default: optim.batch)")
-	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M")
+	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M; text: Tab. per-task-hp exactly")
 	f.StringVar(&opts.DataDir, "data", "", "data directory (default: $UHNO_DATA or the user cache)")
 	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")

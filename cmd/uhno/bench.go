@@ -76,7 +76,7 @@ a lower bound), and the rest of the step between the calls.`,
 	f.StringVar(&opts.Task, "task", "", "task: "+strings.Join(config.TaskNames(), ", "))
 	f.StringVar(&opts.Model, "model", "", "uhno or fno (default: both)")
 	f.StringVar(&opts.Mode, "mode", "", "U-HNO ablation mode A..I or full (default: the task's model.ablation)")
-	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M; FNO is matched to it")
+	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M, or text (Tab. per-task-hp exactly); FNO is matched to it")
 	f.IntVar(&opts.Batch, "batch", 0, "batch size (default: the preset's or the task's)")
 	f.IntVar(&opts.Grid, "grid", 0, "grid points per spatial axis (default: the preset's or the task's)")
 	f.IntVar(&opts.Repeats, "repeats", 10, "timed iterations")

@@ -125,7 +125,7 @@ datagen --pdebench); without it the report lists the cells left out.`,
 	f.StringSliceVar(&models, "models", nil, "models: all or a comma-separated list of "+strings.Join(reproduce.Models, ", ")+", fno-wider")
 	f.StringVar(&opts.Schedule, "schedule", reproduce.Schedules[0].Name, "named schedule: "+strings.Join(reproduce.ScheduleNames(), ", "))
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps of every run, overriding the schedule's (warm-up scaled)")
-	f.StringVar(&opts.Params, "params", "0.62M", "scale U-HNO's width to this parameter count (the baselines matched to it)")
+	f.StringVar(&opts.Params, "params", "0.62M", "scale U-HNO's width to this parameter count (the baselines matched to it); text: U-HNO at Tab. per-task-hp exactly")
 	f.IntVar(&opts.Parallel, "parallel", 1, "trainings at once on this machine, the threads split between them")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "print the grid, parameter counts, data and a measured time estimate; train nothing")
 	f.IntVar(&opts.DryRunRepeats, "estimate-steps", 1, "--dry-run: timed training steps per run for the estimate (the median; more steps, a steadier estimate)")

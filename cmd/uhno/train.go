@@ -32,6 +32,8 @@ type trainOptions struct {
 	Batch     int
 	// DryRun builds the model and prints the plan without touching data.
 	DryRun bool
+	// EstimateSteps is how many training steps --dry-run times (0: none).
+	EstimateSteps int
 }
 
 // newTrainCmd returns the `uhno train` command; runF replaces trainRun in
@@ -79,10 +81,18 @@ training".
 
 --params scales U-HNO's width C0 to a parameter budget (the paper's tables
 state about 0.62M, while its text's architecture has several million; see
-docs/DECISIONS.md, D-params-budget). FNO's width is matched to U-HNO's parameter count within
-10% unless --width is given (the paper's FNO-wider uses 56).`,
+docs/DECISIONS.md, D-params-budget). --params text is the text's protocol:
+U-HNO exactly at Tab. per-task-hp for the task (L, C0, K0, M; a --set that
+changes one of them is refused), every baseline matched to its count (App.
+C). FNO's width is matched to U-HNO's parameter count within 10% unless
+--width is given (the paper's FNO-wider uses 56).
+
+--dry-run prints the model, every parameter count, the memory plan and the
+run's estimated time on this machine's backend from --estimate-steps timed
+training steps (0: no timing), without touching any data.`,
 		Example: `  uhno train --task burgers
   uhno train --task burgers --params 0.62M --model fno
+  uhno train --task ns2d --params text --model fno --dry-run
   uhno train --task ks --mode C --steps 2000 --warmup 100 --out runs/ks-C
   uhno train --resume runs/burgers-uhno`,
 		Args: cobra.NoArgs,
@@ -104,7 +114,7 @@ docs/DECISIONS.md, D-params-budget). FNO's width is matched to U-HNO's parameter
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps (default: optim.steps)")
 	f.IntVar(&opts.Warmup, "warmup", 0, "warm-up steps (default: optim.warmup)")
 	f.IntVar(&opts.Batch, "batch", 0, "batch size (default: optim.batch)")
-	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M")
+	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M; text: Tab. per-task-hp exactly (default: the configuration's width)")
 	f.IntVar(&opts.Width, "width", 0, "FNO width (default: matched to U-HNO's parameter count)")
 	f.StringVar(&opts.Dir, "out", "", "run directory (default: runs/<task>-<model>)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the run in this directory (or from this checkpoint)")
@@ -120,6 +130,7 @@ docs/DECISIONS.md, D-params-budget). FNO's width is matched to U-HNO's parameter
 	f.IntVar(&opts.DynamicsEvery, "dynamics-every", experiment.DefaultDynamicsEvery, "steps between training-dynamics records: rollout E_b per band, SPAR contrast and keep-ratio (the paper's cadence is 200; 0: off; default off in 3D)")
 	f.IntVar(&opts.DynamicsTrajs, "dynamics-trajectories", dynamics.DefaultTrajectories, "test trajectories the training-dynamics rollout uses")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "build the model, print its parameter count beside U-HNO's and the training plan, and exit without generating or reading data")
+	f.IntVar(&opts.EstimateSteps, "estimate-steps", 1, "--dry-run: training steps timed (after one discarded) for the run's estimated time; 0: no timing")
 	f.StringVar(&opts.Precision, "precision", "", "bf16 or fp32: bf16 autocasts the dense products on the CUDA backend (default: bf16 for cfd3d on the CUDA backend, fp32 otherwise; the CPU computes in float32; kept on --resume)")
 	f.IntVar(&opts.StopAfter, "stop-after", 0, "stop after this step with a checkpoint, as Ctrl-C would (0: run to the end)")
 	f.DurationVar(&opts.DistTimeout, "dist-timeout", dist.DefaultTimeout, "under mpirun or srun: how long a rank waits for the others in a collective before it stops the run with an error (a rank died or hangs)")
@@ -143,6 +154,12 @@ func checkTrainFlags(opts *trainOptions) error {
 	}
 	if opts.DynamicsEvery < 0 || opts.DynamicsTrajs < 1 {
 		return fmt.Errorf("train: --dynamics-every must be >= 0 (0: off) and --dynamics-trajectories >= 1")
+	}
+	if opts.EstimateSteps < 0 {
+		return fmt.Errorf("train: --estimate-steps %d: want 0 (no timing) or more", opts.EstimateSteps)
+	}
+	if err := experiment.CheckParams(opts.Params); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	if opts.Width > 0 && opts.Model != "fno" {
 		return fmt.Errorf("train: --width sets the FNO's width; use --params to size U-HNO")
@@ -228,7 +245,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		return err
 	}
 	if opts.DryRun {
-		return trainDryRun(opts)
+		return trainDryRun(ctx, opts)
 	}
 	saveFault, err := experiment.CrashHook(os.Getenv(experiment.CrashEnv))
 	if err != nil {
@@ -249,7 +266,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 
 // trainDryRun is `uhno train --dry-run`: the configuration of a new run,
 // planned by experiment.DryRun.
-func trainDryRun(opts *trainOptions) error {
+func trainDryRun(ctx context.Context, opts *trainOptions) error {
 	if opts.Resume != "" {
 		return fmt.Errorf("train: --dry-run plans a new run; a resumed run's plan is its checkpoint (uhno train --resume %s shows it)", opts.Resume)
 	}
@@ -260,7 +277,8 @@ func trainDryRun(opts *trainOptions) error {
 	if err != nil {
 		return err
 	}
-	return experiment.DryRun(cfg, experiment.DryRunOptions{Out: opts.Out, Model: opts.Model, Params: opts.Params, Width: opts.Width, DataDir: opts.DataDir})
+	return experiment.DryRun(ctx, cfg, experiment.DryRunOptions{Env: opts.Env, Model: opts.Model, Params: opts.Params, Width: opts.Width,
+		DataDir: opts.DataDir, EstimateSteps: opts.EstimateSteps, Threads: opts.Threads})
 }
 
 // env is what every experiment takes from this binary: where to print,

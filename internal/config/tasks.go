@@ -42,6 +42,36 @@ type TaskSpec struct {
 	Uses []string
 	// Optional lists the keys of Uses that may be left unset.
 	Optional []string
+	// HP is the task's row of Tab. per-task-hp: the U-HNO the paper's
+	// text trains (`--params text` holds a configuration to it). A regime
+	// has the row of the task it is a regime of.
+	HP PaperHP
+}
+
+// PaperHP is one row of Tab. per-task-hp (App. C): U-HNO's architecture
+// and loss weights for one task, as the paper's text gives them. Every
+// baseline is matched to the parameter count of this U-HNO (App. C
+// "Baseline Configurations": "by first fixing the U-HNO configuration in
+// Table per-task-hp").
+type PaperHP struct {
+	Levels, C0, K0, M   int     // U-levels L, channels C0, modes K0, local scales M
+	LambdaH1, LambdaCBC float64 // loss weights of Eq. (loss)
+}
+
+// TextDeviations lists, as "key is X, Tab. per-task-hp gives Y", each
+// architectural value of m that differs from the task's row hp (L, C0,
+// K0, M): empty when c builds the paper's text's U-HNO.
+func (hp PaperHP) TextDeviations(m Model) []string {
+	var out []string
+	for _, v := range []struct {
+		key       string
+		got, want int
+	}{{"model.levels", m.Levels, hp.Levels}, {"model.c0", m.C0, hp.C0}, {"model.k0", m.K0, hp.K0}, {"model.m", m.M, hp.M}} {
+		if v.got != v.want {
+			out = append(out, fmt.Sprintf("%s is %d, Tab. per-task-hp gives %d", v.key, v.got, v.want))
+		}
+	}
+	return out
 }
 
 // Tasks returns the eight benchmark tasks in the paper's order.
@@ -80,28 +110,28 @@ func paperTasks() []TaskSpec {
 	ic := []string{"pde.ic.kind", "pde.ic.alpha", "pde.ic.tau", "pde.ic.sigma"}
 	with := func(keys ...string) []string { return append(keys, ic...) }
 	return []TaskSpec{
-		{Name: "burgers", Title: "1D Burgers", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
+		{Name: "burgers", HP: PaperHP{3, 32, 24, 3, 1e-3, 5e-3}, Title: "1D Burgers", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "u_t + u u_x = nu u_xx on [0,1]: viscous shocks",
 			Uses:    with("pde.solver_grid", "pde.nu", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},
-		{Name: "ks", Title: "1D Kuramoto-Sivashinsky", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
+		{Name: "ks", HP: PaperHP{3, 32, 32, 3, 1e-3, 5e-3}, Title: "1D Kuramoto-Sivashinsky", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "u_t + u u_x + u_xx + u_xxxx = 0 on [0,64]: spatio-temporal chaos",
 			Uses:    with("pde.solver_grid", "pde.dt", "pde.t_end", "pde.t_burn"), Optional: []string{"pde.solver_grid", "pde.t_burn"}},
-		{Name: "kdv", Title: "1D Korteweg-de Vries", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
+		{Name: "kdv", HP: PaperHP{3, 32, 24, 3, 1e-3, 5e-3}, Title: "1D Korteweg-de Vries", Dim: 1, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "u_t + 6 u u_x + u_xxx = 0 on [0,64]: dispersive waves and solitons",
 			Uses:    with("pde.solver_grid", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},
-		{Name: "adv2d", Title: "2D Advection", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
+		{Name: "adv2d", HP: PaperHP{3, 32, 12, 3, 1e-3, 3e-3}, Title: "2D Advection", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "u_t + c . grad u = 0 on [0,1]^2: transport, solved by exact shifting",
 			Uses:    with("pde.velocity", "pde.velocity_range", "pde.t_end"), Optional: []string{"pde.velocity", "pde.velocity_range"}},
-		{Name: "ac2d", Title: "2D Allen-Cahn", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
+		{Name: "ac2d", HP: PaperHP{3, 32, 12, 3, 1e-3, 5e-3}, Title: "2D Allen-Cahn", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "u_t = eps^2 lap u + u - u^3 on [0,1]^2: moving interfaces",
 			Uses:    with("pde.solver_grid", "pde.eps", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid"}},
-		{Name: "ns2d", Title: "2D Navier-Stokes", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
+		{Name: "ns2d", HP: PaperHP{3, 32, 12, 3, 1e-3, 5e-3}, Title: "2D Navier-Stokes", Dim: 2, Source: SourceGenerated, Boundary: "periodic",
 			Summary: "vorticity form, nu = 1e-3, forcing 0.1(sin 2pi(x+y) + cos 2pi(x+y)): vortical flow",
 			Uses:    with("pde.solver_grid", "pde.nu", "pde.forcing", "pde.dt", "pde.t_end"), Optional: []string{"pde.solver_grid", "pde.forcing"}},
-		{Name: "darcy", Title: "2D Darcy", Dim: 2, Static: true, Source: SourcePDEBench, Boundary: "dirichlet",
+		{Name: "darcy", HP: PaperHP{3, 32, 12, 3, 2e-3, 5e-3}, Title: "2D Darcy", Dim: 2, Static: true, Source: SourcePDEBench, Boundary: "dirichlet",
 			Summary: "-div(a grad u) = f on [0,1]^2: static coefficient-to-solution map (PDEBench)",
 			Uses:    []string{"pde.forcing"}},
-		{Name: "cfd3d", Title: "3D-CFD-M1.0Rand", Dim: 3, Source: SourcePDEBench, Boundary: "periodic",
+		{Name: "cfd3d", HP: PaperHP{3, 24, 12, 3, 1e-3, 5e-3}, Title: "3D-CFD-M1.0Rand", Dim: 3, Source: SourcePDEBench, Boundary: "periodic",
 			Summary: "compressible Navier-Stokes at Mach 1.0 on [0,1]^3, 5 channels (PDEBench)",
 			Uses:    []string{"pde.mach", "pde.eta", "pde.zeta", "pde.gamma", "pde.t_end"}},
 	}

@@ -175,6 +175,10 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 		if err != nil {
 			return err
 		}
+		// A bad --params is refused before the data are generated.
+		if _, err := ParamsTarget(cfg, opts.Params); err != nil {
+			return fmt.Errorf("ablate: %s: %w", e.label, err)
+		}
 		e.cfg = cfg
 		e.opts.Configure = func(io.Writer) (config.Config, error) { return cfg, nil }
 		entries = append(entries, e)
@@ -212,18 +216,9 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 	var fullCount int
 	specs := make([]model.Spec, len(entries))
 	for i, e := range entries {
-		spec, err := model.SpecFromConfig(e.cfg, in, out)
+		spec, err := uhnoSpec(e.cfg, in, out, opts.Params)
 		if err != nil {
 			return err
-		}
-		if opts.Params != "" {
-			target, err := model.ParseCount(opts.Params)
-			if err != nil {
-				return err
-			}
-			if spec, err = model.UHNOForBudget(spec, target); err != nil {
-				return err
-			}
 		}
 		if spec, err = model.ResolveFlat(spec); err != nil {
 			return err

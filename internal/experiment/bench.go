@@ -30,7 +30,8 @@ type BenchOptions struct {
 	Task   string
 	Model  string // "" or a registered model
 	Mode   string // "", full or A..I
-	Params string // U-HNO parameter budget, "0.62M"
+	Params string // U-HNO parameter budget, "0.62M", or ParamsText
+	Width  int    // FNO's width (0: matched to U-HNO's count)
 	Batch  int
 	Grid   int // points per spatial axis
 	// Repeats and Warmup are the timed and discarded iterations.
@@ -213,10 +214,8 @@ func benchPlan(opts *BenchOptions) (string, []benchEntry, error) {
 	case opts.Task != "" && !slices.Contains(config.TaskNames(), opts.Task):
 		return "", nil, fmt.Errorf("bench: --task %q: want one of %s", opts.Task, strings.Join(config.TaskNames(), ", "))
 	}
-	if opts.Params != "" {
-		if _, err := model.ParseCount(opts.Params); err != nil {
-			return "", nil, fmt.Errorf("bench: --params: %w", err)
-		}
+	if err := CheckParams(opts.Params); err != nil {
+		return "", nil, fmt.Errorf("bench: %w", err)
 	}
 	mode := model.Mode(opts.Mode).Canonical()
 	if mode != "" {
@@ -295,7 +294,7 @@ func benchCase(e benchEntry, opts *BenchOptions, be tensor.Backend) (bench.Case,
 	}
 	in, out := Channels(cfg)
 	rec := BuildRecord{Record: model.Record{Model: e.Model}}
-	m, desc, err := buildModel(cfg, in, out, modelChoice{Params: opts.Params}, &rec, be)
+	m, desc, err := buildModel(cfg, in, out, modelChoice{opts.Params, opts.Width}, &rec, be)
 	if err != nil {
 		return bench.Case{}, "", err
 	}

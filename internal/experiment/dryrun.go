@@ -1,12 +1,14 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"uhno/internal/bench"
 	"uhno/internal/config"
@@ -17,12 +19,16 @@ import (
 
 // DryRunOptions are the inputs of `uhno train --dry-run`.
 type DryRunOptions struct {
-	Out    io.Writer
+	Env           // Out: where the plan goes; NewBackend: the backend timed
 	Model  string // a registered model
-	Params string // U-HNO's parameter budget ("": as configured)
+	Params string // U-HNO's parameter budget ("": as configured; ParamsText)
 	Width  int    // FNO's width (0: matched)
 	// DataDir is the data folder ("": $UHNO_DATA or the user cache).
 	DataDir string
+	// EstimateSteps is how many training steps are timed (after one
+	// discarded) for the run's time estimate; 0: no estimate.
+	EstimateSteps int
+	Threads       int // the timing's threads (0: all cores)
 }
 
 // DryRun is `uhno train --dry-run` of the configuration cfg: it builds
@@ -31,7 +37,10 @@ type DryRunOptions struct {
 // the training plan, and returns without generating, reading or even
 // opening any data. The channels come from the configuration's
 // data.inputs, data.outputs and data.history, as `uhno bench` takes them.
-func DryRun(cfg config.Config, opts DryRunOptions) error {
+func DryRun(ctx context.Context, cfg config.Config, opts DryRunOptions) error {
+	if _, err := ParamsTarget(cfg, opts.Params); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	in, out := Channels(cfg)
 	if in == 0 || out == 0 {
 		return fmt.Errorf("train: --dry-run: the configuration of task %s names no data.inputs or data.outputs, so the model's channels are known only from its data file", cfg.Task)
@@ -58,13 +67,21 @@ func DryRun(cfg config.Config, opts DryRunOptions) error {
 	n, ref := m.Params().Count(), model.CountUHNO(spec)
 	fmt.Fprintf(opts.Out, "dry run: %s on %s (grid %v, %d input and %d output channels)\n", m.Name(), cfg.Task, cfg.PDE.Grid, in, out)
 	fmt.Fprintf(opts.Out, "model: %s\n", desc)
-	fmt.Fprintf(opts.Out, "parameters: %s, Full U-HNO at this budget %s (C0 %d): %+.1f%%\n",
-		groupDigits(n), groupDigits(ref), spec.C0, 100*(float64(n)/float64(ref)-1))
+	budget := "at this budget"
+	if opts.Params == ParamsText {
+		budget = "at the text's size (Tab. per-task-hp)"
+	}
+	fmt.Fprintf(opts.Out, "parameters: %s, Full U-HNO %s %s (C0 %d): %+.1f%%\n",
+		groupDigits(n), budget, groupDigits(ref), spec.C0, 100*(float64(n)/float64(ref)-1))
 	fmt.Fprintf(opts.Out, "plan: %d steps, warm-up %d then cosine to 0, peak lr %g, AdamW (betas %g, %g, weight decay %g), batch %d, seed %d\n",
 		cfg.Optim.Steps, cfg.Optim.Warmup, cfg.Optim.LR, cfg.Optim.Betas[0], cfg.Optim.Betas[1], cfg.Optim.WeightDecay, cfg.Optim.Batch, cfg.Seed)
 	lc := train.LossConfigFor(cfg)
 	fmt.Fprintf(opts.Out, "loss: MSE + %g H1 + %g CBC (Eq. loss, mode %s; CBC only where the model has a branch pair)\n", lc.LambdaH1, lc.LambdaCBC, cfg.Model.Ablation)
-	if err := dryRunMemory(opts.Out, cfg, pl, m, lc, in, out); err != nil {
+	peak, err := dryRunMemory(opts.Out, cfg, pl, m, lc, in, out)
+	if err != nil {
+		return err
+	}
+	if err := dryRunTime(ctx, cfg, opts, peak); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.Out, "data: %s\n", DataStatus(cfg, opts.DataDir))
@@ -105,10 +122,10 @@ func DataStatus(cfg config.Config, dataDir string) string {
 // level, the peak in float32 and with the tape in bf16; for 3D tasks also
 // the weights per level and the largest cubic grid whose step fits this
 // machine's memory at batch 1.
-func dryRunMemory(w io.Writer, cfg config.Config, pl *bench.Planner, m model.Model, lc train.LossConfig, in, out int) error {
+func dryRunMemory(w io.Writer, cfg config.Config, pl *bench.Planner, m model.Model, lc train.LossConfig, in, out int) (peak int64, err error) {
 	plan, err := bench.PlanStep(pl, m, lc, cfg.Optim.Batch, in, out, cfg.PDE.Grid)
 	if err != nil {
-		return fmt.Errorf("train: --dry-run: memory plan: %w", err)
+		return 0, fmt.Errorf("train: --dry-run: memory plan: %w", err)
 	}
 	fmt.Fprintf(w, "memory of one training step at batch %d (uhno's buffers; backend workspace not included):\n", plan.Batch)
 	fmt.Fprintf(w, "  weights %s, gradients %s, AdamW moments %s, batch %s (float32)\n",
@@ -130,19 +147,58 @@ func dryRunMemory(w io.Writer, cfg config.Config, pl *bench.Planner, m model.Mod
 		fmt.Fprintln(w, "  the paper (Tab. 3d-config): 12.5 GB per GPU at 128^3, C0 24, K0 12, batch 1, bf16 autocast")
 	}
 	if cfg.Dim != 3 {
-		return nil
+		return plan.Peak, nil
 	}
 	total, err := bench.MachineMemory()
 	if err != nil {
 		fmt.Fprintf(w, "  largest grid: not planned (%v)\n", err)
-		return nil
+		return plan.Peak, nil
 	}
 	n32, n16, err := largestCube(pl, m, lc, in, out, cfg.PDE.Grid, total)
 	if err != nil {
-		return fmt.Errorf("train: --dry-run: memory plan: %w", err)
+		return 0, fmt.Errorf("train: --dry-run: memory plan: %w", err)
 	}
 	fmt.Fprintf(w, "  largest cubic grid within this machine's %s at batch 1: %s in float32, %s with the tape in bf16\n", gib(total), cube(n32), cube(n16))
+	return plan.Peak, nil
+}
+
+// dryRunTime prints the run's estimated training time on this backend:
+// the median of opts.EstimateSteps measured training steps (after one
+// discarded) of the model the run would train, at its grid, batch and
+// budget, times its steps (as uhno reproduce --dry-run estimates). A step
+// whose planned peak (float32) exceeds this machine's memory is not run.
+func dryRunTime(ctx context.Context, cfg config.Config, opts DryRunOptions, peak int64) error {
+	if opts.EstimateSteps <= 0 {
+		return nil
+	}
+	if total, err := bench.MachineMemory(); err == nil && peak > total {
+		fmt.Fprintf(opts.Out, "time: not measured: one training step needs %s, this machine has %s\n", gib(peak), gib(total))
+		return nil
+	}
+	b := BenchOptions{Env: opts.Env, Task: cfg.Task, Model: opts.Model, Params: opts.Params, Width: opts.Width,
+		Repeats: opts.EstimateSteps, Warmup: 1, Threads: opts.Threads, Quiet: true,
+		Configure: func(string) (config.Config, error) { return cfg, nil }}
+	rep, err := Measure(ctx, &b, io.Discard)
+	if err != nil {
+		return fmt.Errorf("train: --dry-run: timing a step: %w", err)
+	}
+	r := rep.Results[0]
+	step := time.Duration(r.Train.MedianMS * float64(time.Millisecond))
+	fmt.Fprintf(opts.Out, "time: %s per training step on this machine (%s backend, %d threads; median of %d step(s) after one discarded), about %s for %d steps (validation and checkpoints not included)\n",
+		step.Round(time.Millisecond), r.Backend, rep.Threads, opts.EstimateSteps, Duration(step*time.Duration(cfg.Optim.Steps)), cfg.Optim.Steps)
 	return nil
+}
+
+// Duration prints an estimated duration: hours or minutes to one
+// decimal or none, seconds below a minute.
+func Duration(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%.1f h", d.Hours())
+	case d >= time.Minute:
+		return fmt.Sprintf("%.0f min", d.Minutes())
+	}
+	return d.Round(100 * time.Millisecond).String()
 }
 
 // largestCube returns the largest N (a multiple of the model's smallest

@@ -18,18 +18,59 @@ type modelChoice struct {
 	Width  int
 }
 
+// ParamsText is the --params value of the paper's text's protocol: U-HNO
+// exactly at Tab. per-task-hp for the task (L, C0, K0, M), every baseline
+// matched to its count within model.BudgetTolerance (App. C "Baseline
+// Configurations"). The tables' "0.62M" is the other protocol
+// (docs/DECISIONS.md, D-params-budget).
+const ParamsText = "text"
+
+// ParamsTarget resolves --params for cfg: 0 for "" (U-HNO as
+// configured) and for ParamsText once cfg is checked to build Tab.
+// per-task-hp's U-HNO (a one-line error names each key that differs), or
+// the parameter count params states.
+func ParamsTarget(cfg config.Config, params string) (int, error) {
+	switch params {
+	case "":
+		return 0, nil
+	case ParamsText:
+		spec, err := config.LookupTask(cfg.Task)
+		if err != nil {
+			return 0, fmt.Errorf("--params text: %w", err)
+		}
+		if dev := spec.HP.TextDeviations(cfg.Model); len(dev) > 0 {
+			return 0, fmt.Errorf("--params text: task %s is not at the paper's text's size: %s (drop the --set or config value, or use --params with a count)",
+				cfg.Task, strings.Join(dev, "; "))
+		}
+		return 0, nil
+	}
+	n, err := model.ParseCount(params)
+	if err != nil {
+		return 0, fmt.Errorf("--params: %w (or %q: Tab. per-task-hp)", err, ParamsText)
+	}
+	return n, nil
+}
+
+// CheckParams checks a --params value before any configuration is known:
+// "", ParamsText or a count.
+func CheckParams(params string) error {
+	if params == "" || params == ParamsText {
+		return nil
+	}
+	_, err := ParamsTarget(config.Config{}, params)
+	return err
+}
+
 // uhnoSpec is the U-HNO spec of cfg with in and out channels, scaled to
-// the budget params ("": as configured).
+// the budget params ("" or ParamsText: as configured, the latter checked
+// against Tab. per-task-hp).
 func uhnoSpec(cfg config.Config, in, out int, params string) (model.Spec, error) {
+	target, err := ParamsTarget(cfg, params)
+	if err != nil {
+		return model.Spec{}, err
+	}
 	spec, err := model.SpecFromConfig(cfg, in, out)
-	if err != nil {
-		return spec, err
-	}
-	if params == "" {
-		return spec, nil
-	}
-	target, err := model.ParseCount(params)
-	if err != nil {
+	if err != nil || target == 0 {
 		return spec, err
 	}
 	return model.UHNOForBudget(spec, target)

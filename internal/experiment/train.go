@@ -216,6 +216,10 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 		if cfg, err = opts.Configure(opts.Err); err != nil {
 			return err
 		}
+		// A bad --params is refused before the data are generated.
+		if _, err := ParamsTarget(cfg, opts.Params); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
 		rec.Model, rec.ValPairs = opts.Model, opts.ValPairs
 	}
 

@@ -84,7 +84,7 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 		est := d * time.Duration(p.cfg.Optim.Steps)
 		total += est
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%+.1f%%\t%d\t%s\t%s\t%s\n", i, p.Dir, n, 100*(float64(n)/float64(full)-1),
-			p.cfg.Optim.Steps, d.Round(time.Millisecond), interval(est), experiment.DataStatus(p.cfg, o.DataDir))
+			p.cfg.Optim.Steps, d.Round(time.Millisecond), experiment.Duration(est), experiment.DataStatus(p.cfg, o.DataDir))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -95,10 +95,10 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 			th = fmt.Sprintf("%d threads", threads)
 		}
 		fmt.Fprintf(o.Out, "total: about %s of training on this machine (%s; one run at a time; each step time the median of %d measured training step(s) after one discarded, ablation modes timed as U-HNO; evaluations and benches not included)\n",
-			interval(total), th, repeats)
+			experiment.Duration(total), th, repeats)
 	} else {
 		fmt.Fprintf(o.Out, "total: about %s of training on this machine with --parallel %d, %s of run time in all (%d thread(s) per run; each step time the slowest of %d runs timed at once, each the median of %d measured training step(s) after one discarded, ablation modes timed as U-HNO; the wall time assumes the runs pack evenly; evaluations and benches not included)\n",
-			interval(total/time.Duration(par)), par, interval(total), threads, par, repeats)
+			experiment.Duration(total/time.Duration(par)), par, experiment.Duration(total), threads, par, repeats)
 	}
 	for _, e := range g.Evals {
 		fmt.Fprintf(o.Out, "evaluation %s: %d runs at %dx the training horizon%s\n", e.Dir, len(e.Runs), e.HorizonMult, longData(runs, e, o.DataDir))

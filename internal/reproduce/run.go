@@ -255,6 +255,9 @@ func (o *RunOptions) plan(steps int) (*Grid, []*planned, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("reproduce: %s: %w", r.Dir, err)
 		}
+		if _, err := experiment.ParamsTarget(cfg, o.Params); err != nil {
+			return nil, nil, fmt.Errorf("reproduce: %s: %w", r.Dir, err)
+		}
 		runs = append(runs, &planned{Cell: r, dir: filepath.Join(o.Dir, r.Dir), cfg: cfg, params: o.Params})
 	}
 	return grid, runs, nil
@@ -782,7 +785,11 @@ func (o *RunOptions) notes(g *Grid, runs []*planned, about string, extra []strin
 	var b strings.Builder
 	b.WriteString("## Reproduction (uhno reproduce)\n\n")
 	fmt.Fprintf(&b, "uhno %s, commit %s. Schedule %s", o.Version, Commit(), about)
-	if o.Params != "" {
+	switch o.Params {
+	case experiment.ParamsText:
+		b.WriteString("; U-HNO at the paper's text's size (Tab. per-task-hp, --params text), the baselines matched to its count (App. C)")
+	case "":
+	default:
 		fmt.Fprintf(&b, "; U-HNO's budget %s (the baselines matched to it)", o.Params)
 	}
 	if len(o.Sets) > 0 {
@@ -808,13 +815,3 @@ func (o *RunOptions) notes(g *Grid, runs []*planned, about string, extra []strin
 	return b.String()
 }
 
-// interval prints a duration for the dry run's estimates.
-func interval(d time.Duration) string {
-	switch {
-	case d >= time.Hour:
-		return fmt.Sprintf("%.1f h", d.Hours())
-	case d >= time.Minute:
-		return fmt.Sprintf("%.0f min", d.Minutes())
-	}
-	return d.Round(100 * time.Millisecond).String()
-}
