@@ -181,20 +181,44 @@ func (s *spectrum) accumulate(num, den *[3]float64) {
 	}
 }
 
-// errors returns E_b for a frame on the spectrum's grid with channels
-// channels.
-func (s *spectrum) errors(channels int, pred, truth []float32) [3]float64 {
-	P := len(pred) / channels
-	var num, den [3]float64
-	for c := 0; c < channels; c++ {
-		s.transform(pred[c*P:(c+1)*P], truth[c*P:(c+1)*P])
-		s.accumulate(&num, &den)
+// BandSum holds the two sums of E_b for each band: Num[b] = sum over the
+// band's modes of |Û(k)-U(k)|^2 and Den[b] = sum of |U(k)|^2, of one frame
+// or, added up, of several. Its Errors are E_b of one frame or, for a
+// sum over frames and trajectories, the pooled E_b (docs/DECISIONS.md,
+// D-band-pooled).
+type BandSum struct {
+	Num, Den [3]float64
+}
+
+// Add returns the band-wise sum of s and o.
+func (s BandSum) Add(o BandSum) BandSum {
+	for b := range s.Num {
+		s.Num[b] += o.Num[b]
+		s.Den[b] += o.Den[b]
 	}
+	return s
+}
+
+// Errors returns Num[b] / Den[b] per band (0 for 0/0, NaN for a numerator
+// over a zero denominator: relative).
+func (s BandSum) Errors() [3]float64 {
 	var e [3]float64
 	for b := range e {
-		e[b] = relative(num[b], den[b])
+		e[b] = relative(s.Num[b], s.Den[b])
 	}
 	return e
+}
+
+// sums returns the band sums of a frame on the spectrum's grid with
+// channels channels.
+func (s *spectrum) sums(channels int, pred, truth []float32) BandSum {
+	P := len(pred) / channels
+	var bs BandSum
+	for c := 0; c < channels; c++ {
+		s.transform(pred[c*P:(c+1)*P], truth[c*P:(c+1)*P])
+		s.accumulate(&bs.Num, &bs.Den)
+	}
+	return bs
 }
 
 // BandErrors is the binned spectral error of the paper (App. "Evaluation
@@ -212,5 +236,5 @@ func (s *spectrum) errors(channels int, pred, truth []float32) [3]float64 {
 // (undefined; means in this package skip NaN).
 func BandErrors(g Grid, pred, truth []float32) [3]float64 {
 	g.mustFrame(pred, truth)
-	return newSpectrum(g).errors(g.Channels, pred, truth)
+	return newSpectrum(g).sums(g.Channels, pred, truth).Errors()
 }

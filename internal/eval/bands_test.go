@@ -230,6 +230,6 @@ func BenchmarkBandErrors128Cubed(b *testing.B) {
 	g, p, u := benchFrames(b)
 	s := newSpectrum(g)
 	for b.Loop() {
-		s.errors(g.Channels, p, u)
+		s.sums(g.Channels, p, u).Errors()
 	}
 }

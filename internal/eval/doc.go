@@ -65,6 +65,14 @@
 // others (gonum dsp/fourier), parallel over lines; one 128^3 channel takes
 // about 0.2 s on two cores.
 //
+// E_b is reduced two ways (docs/DECISIONS.md, D-band-pooled): per frame
+// (band_low, band_mid, band_high: each frame's ratio, averaged over frames
+// and then trajectories like every metric) and pooled (band_low_pooled,
+// ...: BandSum's numerators and denominators summed over every frame and
+// non-crashed trajectory before one division, RatioBootstrap's interval).
+// A frame with little energy in a band dominates the per-frame mean; the
+// pooled ratio weighs frames by their band energy.
+//
 // Structure function. S_r(u) = E_x |u(x+r) - u(x)|^2 is taken along each
 // axis for a lag of r grid points (the paper's R = {1,2,4,8,16,32} "grid
 // units"; DefaultLags) and averaged over axes and channels. On a periodic

@@ -90,6 +90,54 @@ func Bootstrap(values []float64, resamples int, level float64, seed uint64) Inte
 	return Interval{Mean: mean, Low: quantile7(means, alpha), High: quantile7(means, 1-alpha), N: n}
 }
 
+// RatioBootstrap is the percentile bootstrap interval of a ratio of sums,
+// sum(num) / sum(den), over pairs (num[i], den[i]), one pair per test
+// trajectory: each resample draws len pairs with replacement and takes
+// the ratio of their sums (the pooled band errors, D-band-pooled). Pairs
+// with a NaN are skipped; the ratio follows relative (0/0 is 0, x/0 NaN).
+// Quantiles, seeding and the degenerate cases are Bootstrap's. num and den
+// of different lengths, resamples < 1 or a level outside (0, 1) panic.
+func RatioBootstrap(num, den []float64, resamples int, level float64, seed uint64) Interval {
+	mustLevel(level)
+	if resamples < 1 || len(num) != len(den) {
+		panic(fmt.Sprintf("eval: ratio bootstrap of %d numerators and %d denominators with %d resamples", len(num), len(den), resamples))
+	}
+	var xs, ys []float64
+	for i := range num {
+		if !math.IsNaN(num[i]) && !math.IsNaN(den[i]) {
+			xs, ys = append(xs, num[i]), append(ys, den[i])
+		}
+	}
+	n := len(xs)
+	if n == 0 {
+		return Interval{Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	}
+	ratio := relative(sumInOrder(xs), sumInOrder(ys))
+	if n == 1 {
+		return Interval{Mean: ratio, Low: ratio, High: ratio, N: 1}
+	}
+	rng := rand.New(rand.NewPCG(seed, bootstrapStream))
+	rs := make([]float64, resamples)
+	for b := range rs {
+		var sx, sy float64
+		for range n {
+			i := rng.IntN(n)
+			sx += xs[i]
+			sy += ys[i]
+		}
+		rs[b] = relative(sx, sy)
+	}
+	// A resample whose denominators are all zero has an undefined ratio;
+	// the quantiles are of the defined ones.
+	rs = slices.DeleteFunc(rs, math.IsNaN)
+	if len(rs) == 0 {
+		return Interval{Mean: ratio, Low: math.NaN(), High: math.NaN(), N: n}
+	}
+	slices.Sort(rs)
+	alpha := (1 - level) / 2
+	return Interval{Mean: ratio, Low: quantile7(rs, alpha), High: quantile7(rs, 1-alpha), N: n}
+}
+
 // sumInOrder adds x in order.
 func sumInOrder(x []float64) float64 {
 	var s float64

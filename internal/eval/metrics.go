@@ -100,7 +100,21 @@ const (
 	MetricBandMid     = "band_mid"
 	MetricBandHigh    = "band_high"
 	MetricEnergyDrift = "energy_drift"
+
+	// The pooled band errors: E_b as one ratio of sums over every frame
+	// and trajectory (Summary only; BandSum, docs/DECISIONS.md,
+	// D-band-pooled). The band metrics above are per-frame ratios
+	// averaged over the frames and then the trajectories.
+	MetricBandLowPooled  = "band_low_pooled"
+	MetricBandMidPooled  = "band_mid_pooled"
+	MetricBandHighPooled = "band_high_pooled"
 )
+
+// PooledBandNames are the pooled band metrics, indexed BandLow, BandMid,
+// BandHigh.
+func PooledBandNames() [3]string {
+	return [3]string{MetricBandLowPooled, MetricBandMidPooled, MetricBandHighPooled}
+}
 
 // MetricNames lists the names Curve and Mean accept, in report order.
 func MetricNames() []string {
@@ -123,6 +137,7 @@ type TrajectoryMetrics struct {
 	// Per-step curves (paper, App. "Evaluation Metrics").
 	RelL2, RelH1, MSE, SF []float64
 	Band                  [][3]float64 // E_b, indexed BandLow, BandMid, BandHigh
+	BandSums              []BandSum    // E_b's numerators and denominators (Band[t] = BandSums[t].Errors())
 	Drift                 []float64    // energy drift of step t against u_t (Eq. ed at each step)
 	NormRatio             []float64    // ||û_t||_2 / ||u_0||_2 (NaN without u_0)
 
@@ -198,7 +213,9 @@ func (m *TrajectoryMetrics) Add(step int, pred, truth []float32) {
 	m.RelL2 = append(m.RelL2, relL2)
 	m.RelH1 = append(m.RelH1, relative(math.Sqrt(se+ge), math.Sqrt(st+gt)))
 	m.MSE = append(m.MSE, se/float64(len(pred)))
-	m.Band = append(m.Band, m.spec.errors(m.g.Channels, pred, truth))
+	bs := m.spec.sums(m.g.Channels, pred, truth)
+	m.BandSums = append(m.BandSums, bs)
+	m.Band = append(m.Band, bs.Errors())
 	m.SF = append(m.SF, SFError(m.g, pred, truth, m.lags))
 	m.Drift = append(m.Drift, drift)
 	m.NormRatio = append(m.NormRatio, ratio)

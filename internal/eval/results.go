@@ -61,7 +61,8 @@ type Summary struct {
 	// Metrics maps each of MetricNames to the mean over the non-crashed
 	// trajectories of their trajectory-level values
 	// (TrajectoryMetrics.Mean) with a percentile bootstrap interval (App.
-	// bootstrap).
+	// bootstrap), and each of PooledBandNames to its pooled ratio with
+	// RatioBootstrap's interval (absent from files written before it).
 	Metrics map[string]Interval `json:"metrics"`
 	// CrashRate is the fraction of crashed trajectories with its Wilson
 	// interval (nil for static data).
@@ -210,11 +211,49 @@ func Summarize(o *Outcome, spec BootstrapSpec) Summary {
 		}
 		s.Curves[name] = c
 	}
+	s.pool(o, spec)
 	if !o.Static {
 		w := Wilson(crashed, len(o.Metrics), spec.Level)
 		s.CrashRate = &w
 	}
 	return s
+}
+
+// pool adds the pooled band errors (PooledBandNames; D-band-pooled): per
+// band, the sum of E_b's numerators over every step of every non-crashed
+// trajectory over the sum of its denominators, with RatioBootstrap's
+// interval over trajectories, and the curve of the same ratio per step.
+func (s *Summary) pool(o *Outcome, spec BootstrapSpec) {
+	traj := make([]BandSum, len(o.Metrics))
+	steps := make([]BandSum, o.Steps)
+	var live []int
+	for i, m := range o.Metrics {
+		if m.Crashed {
+			continue
+		}
+		live = append(live, i)
+		for t, bs := range m.BandSums {
+			traj[i] = traj[i].Add(bs)
+			if t < o.Steps {
+				steps[t] = steps[t].Add(bs)
+			}
+		}
+	}
+	for b, name := range PooledBandNames() {
+		num, den := make([]float64, len(live)), make([]float64, len(live))
+		for j, i := range live {
+			num[j], den[j] = traj[i].Num[b], traj[i].Den[b]
+		}
+		s.Metrics[name] = RatioBootstrap(num, den, spec.Resamples, spec.Level, spec.Seed+uint64(500+b))
+		c := Curve{Mean: make([]float64, o.Steps)}
+		for t := range c.Mean {
+			c.Mean[t] = math.NaN()
+			if len(live) > 0 {
+				c.Mean[t] = steps[t].Errors()[b]
+			}
+		}
+		s.Curves[name] = c
+	}
 }
 
 // nanMean is the mean of the values that are not NaN (NaN if none).

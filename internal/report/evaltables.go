@@ -164,15 +164,22 @@ func (b *builder) evalSections(evals []evalInput) {
 			{"crash", "crash", &Stability, t + "/crash"}}, false, first)
 	}
 	b.printf("## Spectral fidelity (Tab. spectral)\n\n")
+	b.printf("E_b two ways (docs/DECISIONS.md, D-band-pooled): *pooled*, one ratio of sums over every frame and trajectory, " +
+		"the one compared with the paper's values (it cannot exceed the field's relative error by large factors); and *per-frame*, " +
+		"each frame's ratio averaged over the frames and then the trajectories, where frames with almost no energy in a band dominate. " +
+		"Pooled values are n/a in evaluations made before uhno computed them.\n\n")
 	for _, e := range evals {
 		if !shown(e, 1) {
 			continue
 		}
 		t := e.res.Task
 		b.evalTable(e, "Tab. spectral", "spectral error", []metricCol{
-			{eval.MetricBandLow, "E_low", &Spectral, t + "/band_low"},
-			{eval.MetricBandMid, "E_mid", &Spectral, t + "/band_mid"},
-			{eval.MetricBandHigh, "E_high", nil, ""},
+			{eval.MetricBandLowPooled, "E_low pooled", &Spectral, t + "/band_low"},
+			{eval.MetricBandMidPooled, "E_mid pooled", &Spectral, t + "/band_mid"},
+			{eval.MetricBandHighPooled, "E_high pooled", nil, ""},
+			{eval.MetricBandLow, "E_low per-frame", nil, ""},
+			{eval.MetricBandMid, "E_mid per-frame", nil, ""},
+			{eval.MetricBandHigh, "E_high per-frame", nil, ""},
 			{eval.MetricSF, "SF", &Spectral, t + "/sf"}}, false, false)
 	}
 	var wider []evalInput

@@ -27,6 +27,7 @@ func summary(relL2, relH1 float64) eval.Summary {
 	s := eval.Summary{Steps: 25, Trajectories: 10, Metrics: map[string]eval.Interval{
 		eval.MetricRelL2: iv(relL2), eval.MetricRelH1: iv(relH1), eval.MetricMSE: iv(relL2 * relL2),
 		eval.MetricBandLow: iv(relL2 / 2), eval.MetricBandMid: iv(relL2), eval.MetricBandHigh: iv(2 * relL2),
+		eval.MetricBandLowPooled: iv(relL2 / 2), eval.MetricBandMidPooled: iv(relL2), eval.MetricBandHighPooled: iv(2 * relL2),
 		eval.MetricSF: iv(relL2 / 4), eval.MetricEnergyDrift: iv(relL2 / 10)},
 		Bootstrap: eval.BootstrapSpec{Resamples: 1000, Level: 0.95, Seed: 3}}
 	w := eval.Wilson(0, 10, 0.95)

@@ -42,6 +42,8 @@ func TestReportWrite(t *testing.T) {
 				"0.045 [0.043, 0.047]", // stability, Burgers U-HNO MSE
 				"The paper's Tab. stability is at 4x the training horizon; this evaluation is at x1",
 				"0.015", "0.004", // spectral, Burgers U-HNO low and SF
+				// the paper's E_b beside the pooled ones, the per-frame ones ours only
+				"| E_low pooled, ours | E_low pooled, paper | E_mid pooled, ours | E_mid pooled, paper | E_high pooled, ours | E_low per-frame, ours | E_mid per-frame, ours | E_high per-frame, ours | SF, ours | SF, paper |",
 				"Command: not recorded in results.json; reconstructed from it: `uhno eval --checkpoint runs/burgers-uhno/step-00000100 --checkpoint runs/burgers-fno/step-00000100 --trajectories 10 --resamples 1000 --seed 3 --out",
 				"| Tab. main-acc | `",
 				"### Tab. fno-wider, 1D Burgers",
