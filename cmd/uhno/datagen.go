@@ -64,7 +64,7 @@ doi:10.18419/darus-2986).`,
 	f.StringVar(&opts.Dir, "out", "", "output directory (default: the data cache)")
 	f.IntVar(&opts.Train, "train", 0, "training trajectories (default: data.train_trajectories)")
 	f.IntVar(&opts.Test, "test", 0, "test trajectories (default: data.test_trajectories)")
-	f.Int64Var(&opts.Seed, "seed", 0, "seed of the initial conditions (default: the config's seed)")
+	f.Int64Var(&opts.Seed, "seed", 0, "seed of the initial conditions and the split (default: the config's data.seed)")
 	f.IntVar(&opts.Workers, "workers", 0, "trajectories solved at once (default: all cores)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bar")
 	f.StringVar(&opts.PDEBench, "pdebench", "", "index this PDEBench HDF5 file instead of generating (darcy, cfd3d)")
@@ -78,7 +78,7 @@ func datagenRun(ctx context.Context, opts *datagenOptions) error {
 	}
 	load := opts.Load
 	if opts.SeedSet {
-		load.Sets = append(append([]string(nil), load.Sets...), fmt.Sprintf("seed=%d", opts.Seed))
+		load.Sets = append(append([]string(nil), load.Sets...), fmt.Sprintf("data.seed=%d", opts.Seed))
 	}
 	cfg, err := loadConfig(load)
 	if err != nil {

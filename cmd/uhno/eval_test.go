@@ -132,11 +132,11 @@ func TestEvalEndToEnd(t *testing.T) {
 		}
 	}
 
-	// A run on other data (another seed: another file and split) is not
-	// put beside the first.
+	// A run on other data (another data seed: another file and split) is
+	// not put beside the first.
 	other := filepath.Join(dir, "other")
-	if code, _, errOut := execute(t, with("--out", other, "--set", "seed=5")...); code != 0 {
-		t.Fatalf("seed-5 run: code %d, stderr %q", code, errOut)
+	if code, _, errOut := execute(t, with("--out", other, "--set", "data.seed=5")...); code != 0 {
+		t.Fatalf("data.seed-5 run: code %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = execute(t, "eval", "--checkpoint", uhno, "--checkpoint", other, "--data", dataDir, "--out", out)
 	if code != 1 || !strings.Contains(errOut, "differ in data file") || !strings.Contains(errOut, filepath.Join(other, "step-00000003")) {

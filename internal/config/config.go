@@ -10,8 +10,11 @@ type Config struct {
 	Task string `yaml:"task" json:"task"`
 	// Dim is the number of spatial dimensions; it must match the task.
 	Dim int `yaml:"dim" json:"dim"`
-	// Seed fixes the data splits and the parameter initialisation (the paper
-	// reports seed 0, App. C "Reproducibility").
+	// Seed fixes the parameter initialisation and the order of the
+	// training batches (the paper reports seed 0, App. C
+	// "Reproducibility"). The data have a seed of their own, Data.Seed, so
+	// runs of several seeds train on the same data and are evaluated on
+	// the same test split.
 	Seed int64 `yaml:"seed" json:"seed"`
 
 	PDE   PDE   `yaml:"pde" json:"pde"`
@@ -88,6 +91,12 @@ type Data struct {
 	// Source is "generated" (uhno's own solvers) or "pdebench" (a PDEBench
 	// HDF5 file).
 	Source string `yaml:"source" json:"source"`
+	// Seed fixes the data: the initial conditions of generated
+	// trajectories (it is part of the data file's name), the train/test
+	// split and the validation pairs. A run's own seed (Config.Seed) does
+	// not change them. State files written before this key existed used
+	// the run's seed for both (train.LoadCheckpoint restores that).
+	Seed int64 `yaml:"seed" json:"seed"`
 	// File is the PDEBench file name, for Source "pdebench".
 	File string `yaml:"file,omitempty" json:"file,omitempty"`
 	// SourceGrid is the resolution stored in File; Grid must divide it.

@@ -19,11 +19,16 @@ func (c *Config) Validate() error {
 	if c.Dim != spec.Dim {
 		return bad("dim", c.Dim, "%d (task %s is %dD)", spec.Dim, spec.Name, spec.Dim)
 	}
-	if c.Seed < 0 {
-		return bad("seed", c.Seed, ">= 0")
-	}
-	if c.Seed > maxSeed {
-		return bad("seed", c.Seed, "at most %d (2^53 - 1, which a JSON number holds exactly, so that `uhno config --json` reads back)", int64(maxSeed))
+	for _, s := range []struct {
+		key string
+		v   int64
+	}{{"seed", c.Seed}, {"data.seed", c.Data.Seed}} {
+		if s.v < 0 {
+			return bad(s.key, s.v, ">= 0")
+		}
+		if s.v > maxSeed {
+			return bad(s.key, s.v, "at most %d (2^53 - 1, which a JSON number holds exactly, so that `uhno config --json` reads back)", int64(maxSeed))
+		}
 	}
 	for _, check := range []func(TaskSpec) error{c.validateModel, c.validatePDE, c.validateData, c.validateLoss, c.validateSPAR, c.validateOptim} {
 		if err := check(spec); err != nil {

@@ -28,6 +28,8 @@ func TestValidateErrors(t *testing.T) {
 			`config: key dim: got 2, want 1 (task burgers is 1D)`},
 		{"negative seed", "burgers", func(c *Config) { c.Seed = -1 },
 			`config: key seed: got -1, want >= 0`},
+		{"negative data seed", "burgers", func(c *Config) { c.Data.Seed = -2 },
+			`config: key data.seed: got -2, want >= 0`},
 		{"seed beyond a JSON number", "burgers", func(c *Config) { c.Seed = 1 << 53 },
 			"config: key seed: got 9007199254740992, want at most 9007199254740991 (2^53 - 1, which a JSON number holds exactly, so that `uhno config --json` reads back)"},
 

@@ -82,7 +82,7 @@ func Plan(opt Options) (pde.Generator, h5.Spec, string, int, error) {
 		test = opt.Test
 	}
 	n := train + test
-	seed := uint64(cfg.Seed)
+	seed := uint64(cfg.Data.Seed)
 	spec := h5.SpecOf(gen, seed)
 	dir := opt.Dir
 	if dir == "" {
@@ -166,7 +166,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	err = generateAll(ctx, gen, uint64(opt.Config.Seed), todo, workers, w, func(int) {
+	err = generateAll(ctx, gen, uint64(opt.Config.Data.Seed), todo, workers, w, func(int) {
 		res.Generated++
 		if bar != nil {
 			bar.Add(1)

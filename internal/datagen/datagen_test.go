@@ -89,10 +89,14 @@ func TestRunWritesReadableFileAndSkips(t *testing.T) {
 	if err != nil || again.Generated != 0 || again.Path != res.Path {
 		t.Fatalf("second run %+v, %v: want the same file, nothing generated", again, err)
 	}
-	opt.Config.Seed = 5
+	opt.Config.Seed = 5 // the run's seed: the same data
+	if same, err := Run(context.Background(), opt); err != nil || same.Path != res.Path || same.Generated != 0 {
+		t.Fatalf("other run seed %+v, %v: want the same file, nothing generated", same, err)
+	}
+	opt.Config.Data.Seed = 5
 	other, err := Run(context.Background(), opt)
 	if err != nil || other.Path == res.Path || other.Generated != 4 {
-		t.Fatalf("other seed %+v, %v: want a new file", other, err)
+		t.Fatalf("other data seed %+v, %v: want a new file", other, err)
 	}
 }
 

@@ -52,7 +52,7 @@ func StabilityData(cfg config.Config, steps, mult int) (opt datagen.Options, ok 
 	c := cfg
 	c.Data.Snapshots = need
 	c.PDE.TEnd = dt * float64(need-1)
-	c.Seed = cfg.Seed + StabilitySeedOffset
+	c.Data.Seed = cfg.Data.Seed + StabilitySeedOffset
 	if err := c.Validate(); err != nil {
 		return datagen.Options{}, false, fmt.Errorf("stability data for %s: %w", cfg.Task, err)
 	}

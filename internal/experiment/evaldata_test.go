@@ -164,10 +164,10 @@ func TestStabilityData(t *testing.T) {
 	c := opt.Config
 	want := cfg.Data.History + 4*cfg.Data.Rollout
 	if c.Data.Snapshots != want || math.Abs(c.SaveInterval()-cfg.SaveInterval()) > 1e-12 ||
-		c.Seed != cfg.Seed+StabilitySeedOffset || opt.Train+opt.Test != cfg.Data.TestTrajectories {
+		c.Data.Seed != cfg.Data.Seed+StabilitySeedOffset || opt.Train+opt.Test != cfg.Data.TestTrajectories {
 		t.Errorf("burgers: %d frames %g apart, seed %d, %d+%d trajectories; want %d frames %g apart, seed %d, %d",
-			c.Data.Snapshots, c.SaveInterval(), c.Seed, opt.Train, opt.Test, want, cfg.SaveInterval(),
-			cfg.Seed+StabilitySeedOffset, cfg.Data.TestTrajectories)
+			c.Data.Snapshots, c.SaveInterval(), c.Data.Seed, opt.Train, opt.Test, want, cfg.SaveInterval(),
+			cfg.Data.Seed+StabilitySeedOffset, cfg.Data.TestTrajectories)
 	}
 	if c.PDE.Nu != cfg.PDE.Nu || c.PDE.Dt != cfg.PDE.Dt || !reflect.DeepEqual(c.PDE.Grid, cfg.PDE.Grid) {
 		t.Errorf("burgers: the solver settings changed: %+v, want %+v", c.PDE, cfg.PDE)

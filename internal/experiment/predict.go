@@ -87,7 +87,7 @@ func Predict(ctx context.Context, opts *PredictOptions) error {
 		Reference: opts.Reference, Resamples: opts.Resamples, Seed: opts.Seed}
 	if opts.TestSplit {
 		popt.Select = func(n int) ([]int, error) {
-			sp, err := data.NewSplit(n, cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories, data.SplitSeeded, uint64(cfg.Seed))
+			sp, err := data.NewSplit(n, cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories, data.SplitSeeded, uint64(cfg.Data.Seed))
 			if err != nil {
 				return nil, fmt.Errorf("--test-split: %w", err)
 			}

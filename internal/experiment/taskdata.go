@@ -57,7 +57,7 @@ func openTaskData(cfg config.Config, path string, stride int, st statsFrom) (*ta
 	if !slices.Equal(ds.Grid(), cfg.PDE.Grid) {
 		return fail(fmt.Errorf("%s has grid %v after stride %d, the configuration's pde.grid is %v", path, ds.Grid(), stride, cfg.PDE.Grid))
 	}
-	if td.split, err = data.NewSplit(ds.Len(), cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories, data.SplitSeeded, uint64(cfg.Seed)); err != nil {
+	if td.split, err = data.NewSplit(ds.Len(), cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories, data.SplitSeeded, uint64(cfg.Data.Seed)); err != nil {
 		return fail(err)
 	}
 	if td.plan, err = ds.Plan(data.Sampling{Inputs: cfg.Data.Inputs, Outputs: cfg.Data.Outputs,

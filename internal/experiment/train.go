@@ -306,7 +306,7 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	if err != nil {
 		return err
 	}
-	val, err := train.NewValSet(plan, split.Test, &stats, rec.ValPairs, cfg.Optim.Batch, uint64(cfg.Seed))
+	val, err := train.NewValSet(plan, split.Test, &stats, rec.ValPairs, cfg.Optim.Batch, uint64(cfg.Data.Seed))
 	if err != nil {
 		return err
 	}

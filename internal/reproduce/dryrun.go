@@ -158,5 +158,5 @@ func longData(runs []*planned, e Eval, dataDir string) string {
 	if _, err := os.Stat(path); err == nil {
 		status = "present"
 	}
-	return fmt.Sprintf(", on %d test trajectories of %d frames (seed %d): %s (%s)", n, opt.Config.Data.Snapshots, opt.Config.Seed, path, status)
+	return fmt.Sprintf(", on %d test trajectories of %d frames (seed %d): %s (%s)", n, opt.Config.Data.Snapshots, opt.Config.Data.Seed, path, status)
 }

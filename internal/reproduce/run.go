@@ -288,7 +288,7 @@ func (o *RunOptions) stabilityData(ctx context.Context, runs []*planned, e Eval)
 		opt.Progress = o.Err
 	}
 	fmt.Fprintf(o.Out, "reproduce: %s's data hold too few frames for %dx the horizon; test trajectories of %d frames (seed %d) for Tab. stability\n",
-		e.Task, e.HorizonMult, opt.Config.Data.Snapshots, opt.Config.Seed)
+		e.Task, e.HorizonMult, opt.Config.Data.Snapshots, opt.Config.Data.Seed)
 	res, err := datagen.Run(ctx, opt)
 	if err != nil {
 		return "", err

@@ -67,6 +67,18 @@ func decodeState(dir string, raw []byte) (State, error) {
 	if st.Format != checkpointFormat {
 		return State{}, fmt.Errorf("train: checkpoint %s: format %q, this uhno reads %q", dir, st.Format, checkpointFormat)
 	}
+	// A state written before data.seed existed trained on the data of its
+	// run's seed: keep that, so it resumes and evaluates on its own data.
+	var keys struct {
+		Config struct {
+			Data map[string]json.RawMessage `json:"data"`
+		} `json:"config"`
+	}
+	if json.Unmarshal(raw, &keys) == nil {
+		if _, ok := keys.Config.Data["seed"]; !ok {
+			st.Config.Data.Seed = st.Config.Seed
+		}
+	}
 	if err := checkState(dir, st); err != nil {
 		return State{}, err
 	}
