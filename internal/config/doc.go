@@ -1,6 +1,10 @@
 // Package config holds the typed configuration of one uhno task: the PDE and
 // its dataset, the U-HNO model, the loss, the SPAR router, the optimizer and
-// the seed.
+// the seeds: `seed` (initialisation, batch order) and `data.seed` (the
+// data: initial conditions, split), apart so that runs of several seeds
+// share one data file and test split (docs/DECISIONS.md, D-data-seed).
+// Each task's row of Tab. per-task-hp is in its TaskSpec (HP), the size
+// `--params text` holds a run to.
 //
 // A Config is built in layers. Each layer is a map of values keyed by the
 // dotted names that Keys lists (for example "optim.lr" or "model.c0"), with
