@@ -77,7 +77,7 @@
 //     forward the per-sample SPAR contrast c and keep-ratio rho of every
 //     routing stage (panels (b) and (d)), with [rho_min, rho_max]. The loss
 //     terms of panel (e) are the ordinary train records. For `--model
-//     additive` an `angle` probe records `train.BranchAngles` on the first 64
+//     additive` an `angle` probe records `model.BranchAngles` on the first 64
 //     validation pairs (panel (c), Fig. motivation (b)).
 //   - Probes do not change training. They run between steps on their own
 //     tape, draw nothing from the training RNG, and the loop clears the

@@ -84,7 +84,7 @@ const angleSamples = 64
 
 // angleProbe returns the branch-gradient angle probe of the flat additive
 // hybrid (App. "Branch-Parameter Gradient-Angle Diagnostic";
-// train.BranchAngles): every `every` steps, the angle of each matched
+// model.BranchAngles): every `every` steps, the angle of each matched
 // layer pair on a fixed sub-batch of the first angleSamples validation
 // pairs (held out, the same pairs at every record, so the records differ
 // only by training), logged as a dynamics.AngleRecord. NaN angles (a
@@ -109,7 +109,7 @@ func angleProbe(m *model.Additive, b tensor.Backend, val *train.ValSet, every in
 	}
 	inShape[0], tgtShape[0] = n, n
 	run := func(_ context.Context, _ int) (any, error) {
-		deg, err := train.BranchAngles(m, b, in, tgt, inShape, tgtShape)
+		deg, err := model.BranchAngles(m, b, in, tgt, inShape, tgtShape)
 		if err != nil {
 			return nil, err
 		}

@@ -105,6 +105,39 @@ func AdditiveSpecFor(s Spec) AdditiveSpec {
 // Initialisation is PyTorch's default as for the other models: U(+-1/sqrt
 // (fan_in)) with fan_in = 3^d for the depthwise kernels and their biases
 // (one input channel per group), (1/W^2) U(0, 1) for the spectral weights.
+//
+// The paper's App. "Branch-Parameter Gradient-Angle Diagnostic" measures, on
+// "a flat additive-hybrid baseline", the angle between the MSE gradients of
+// the l-th spectral convolution and the l-th depthwise convolution (four
+// matched pairs, App. "Training Dynamics Details"). `model.Additive` is that
+// baseline and `BranchAngles` the diagnostic.
+//
+// The model (`internal/model/additive.go`; the parameters are listed
+// above). The paper gives one sentence: a stack of FNO spectral-conv
+// blocks and a parallel stack of 3x3 depthwise conv blocks, summed pointwise
+// before a single 1x1 projection head. uhno's readings, each a choice:
+//
+//   - Lifting (1x1, In → W), then two stacks of `Blocks` = 4 blocks from the
+//     same lifted field. Fourier block: h ← GELU(K(h) + W h), FNO's block
+//     (`FNO`) with the same spectral weights and K_eff. Local block:
+//     h ← GELU(D(h) + V h), where D is a depthwise convolution with 3 taps on
+//     every axis (3, 3x3, 3x3x3 per channel), circular padding, with bias
+//     (PyTorch's default), and V a 1x1 convolution with bias. A depthwise
+//     kernel never mixes channels; V is FNO's W in the local stack, so the two
+//     stacks differ only in K versus D. As in FNO, the last block of each stack
+//     has no GELU.
+//   - The stacks exchange nothing and are summed once, after their last
+//     blocks; the projection is FNO's (1x1 → GELU → 1x1, hidden width
+//     `model.proj_hidden`). Forward's `Aux` is empty: no routing and no CBC
+//     pair (the paper trains the baseline against MSE for the diagnostic).
+//   - Matched pairs: `fourier.l.spectral.w` with `local.l.depthwise.w`
+//     (`SpectralWeights`, `DepthwiseWeights`). Lifting, projection, biases and
+//     the 1x1 mixers are not paired.
+//   - Sizes: `AdditiveSpecFor(spec)` takes a task's dimension, channels, K0 and
+//     projection width; `AdditiveForBudget` picks the width for a parameter
+//     target within 10% (as `FNOForBudget`). At `--params 0.62M`: Burgers
+//     width 55 (613,727), KS 48 (615,905), NS-2D (in = 10) 16 (595,121), Darcy
+//     16 (594,977).
 type Additive struct {
 	spec      AdditiveSpec
 	params    *Params
@@ -218,7 +251,7 @@ func (m *Additive) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, A
 // forward pass: InF[l] is the input hF_l of the l-th spectral convolution
 // and InG[l] the input hG_l of the l-th depthwise convolution, both
 // [B, Width, spatial...] and owned by the tape of the pass (valid until
-// its Reset). train.BranchAngles reads them.
+// its Reset). BranchAngles reads them.
 type AdditiveTrace struct {
 	InF, InG []*tensor.Tensor
 }

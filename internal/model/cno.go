@@ -90,6 +90,50 @@ func (s CNOSpec) width(l int) int {
 //	neck.k.{0,1}.{w,b}                   [C_L, C_L, 3...]                 k = 0..NeckBlocks-1
 //	dec.l.{w,b}                          [C_l, C_L or 2 C_{l+1}, 3...]    l = L-1..0
 //	proj.{w,b}                           [Out, 2 C_0, 3...], [Out]
+//
+// CNO (Raonic et al. 2023) has L = 4 encoding layers, 4 residual-neck
+// blocks and 4 decoding layers:
+//
+//   - Every convolution is a `Conv3` with bias.
+//   - Every nonlinearity is CNO's anti-aliased activation,
+//     act(z, N_out) = F_{N_out}(ReLU(F_{2·max(N_in, N_out)}(z))), where F is
+//     `BandResample`. The ReLU acts on a grid twice as fine and is low-passed
+//     back, so the layers map band-limited fields to band-limited fields
+//     (`TestCNOActivationIsBandLimited`).
+//   - The encoder down-samples through act(·, N/2).
+//   - Each neck block computes r + Conv3(act(Conv3 r)).
+//   - Each decoder layer concatenates the encoder output of its level (from
+//     the second layer on) and up-samples through act(·, 2N).
+//   - The last step concatenates the lifted field and projects with `Conv3`
+//     2C_0 → Out.
+//
+// The readings:
+//
+//   - The ideal Fourier filter replaces CNO's Kaiser-windowed sinc filters.
+//     It is exact on our periodic domains.
+//   - ReLU replaces leaky ReLU.
+//   - There is no batch normalisation and there are no residual blocks on the
+//     skips.
+//   - Widths double per level as in CNO, but they are counted down from the
+//     bottleneck width C_L = `Width`, with C_l = ⌈C_L·2^(l−L)⌉. Counted up
+//     from C_0, the count grows by (1 + 1/C_0)² per step, so no integer C_0
+//     lands within ±10% (2D: C_0 = 5 gives −12%, C_0 = 6 gives +27%). `Width`
+//     steps are about 2%.
+//
+// `CheckGrid` wants every axis divisible by 16. At 0.62M:
+//
+//	| task | widths C_0..C_4 | count |
+//	|---|---|---|
+//	| burgers and ks | 10, 19, 37, 74, 147 | 618,257 (−0.3%) |
+//	| ns2d (10/1) | 6, 11, 22, 43, 85 | 621,426 (+0.2%) |
+//	| darcy | 6, 11, 22, 43, 85 | 620,940 (+0.2%) |
+//
+// The paper reports no CNO for AC-2D or 3D-CFD. uhno does not refuse them:
+// every operation works in 3D and the model is tested in 3D, and AC-2D is an
+// ordinary 2D task. What remains for 3D is cost. At 128³ each activation
+// resamples to 256³ with dense 256-point matrices, about 2·(128+256)
+// multiply-adds per fine point per axis. A 3D run's report should say the
+// paper has no reference value.
 type CNO struct {
 	spec   CNOSpec
 	params *Params
@@ -189,14 +233,6 @@ func cnoAct(tp *tensor.Tape, z *tensor.Tensor, out []int) *tensor.Tensor {
 		fine[i] = 2 * max(n, out[i])
 	}
 	return tp.BandResample(relu(tp, tp.BandResample(z, fine...)), out...)
-}
-
-func scaled(grid []int, num, den int) []int {
-	s := make([]int, len(grid))
-	for i, n := range grid {
-		s[i] = n * num / den
-	}
-	return s
 }
 
 // Forward implements Model; Aux is empty.

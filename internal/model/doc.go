@@ -11,24 +11,20 @@
 //	y, aux := m.Forward(tape, x)                   // x [B, In, spatial...] -> y [B, Out, spatial...]
 //	p := m.Params()                                // flat buffers + named views
 //
-// NewUHNO and NewFNO return the concrete *UHNO and *FNO, which implement
-// Model; so do NewAdditive's *Additive (AdditiveSpecFor,
-// AdditiveForBudget, CountAdditive) and NewWNO's *WNO (WNOSpecFor, whose
-// Grid the caller sets to the task's grid, WNOForBudget, CountWNO). CountUHNO and CountFNO give the
-// AdditiveForBudget, CountAdditive), NewConvFNO's *ConvFNO (ConvFNOSpecFor,
-// ConvFNOForBudget, CountConvFNO) and NewCNO's *CNO (CNOSpecFor,
-// CNOForBudget, CountCNO). CountUHNO and CountFNO give the
-// Model; so does NewAdditive's *Additive (AdditiveSpecFor,
-// AdditiveForBudget, CountAdditive), NewFFNO's *FFNO and NewLogLoFNO's
-// *LogLoFNO (an alias of *FNO: FNO with FNOSpec.Frequencies = "log", the
-// last-axis frequencies tensor.LogModes instead of 0..K-1; issue 21)
-// (the F-FNO and LogLo-FNO baselines in the paper's reading,
-// with XSpecFor, XForBudget and CountX); FNOWiderSpec is the FNO-wider
-// preset of Tab. fno-wider; NewGNO's *GNO is the graph kernel network
-// (GNOSpecFor, GNOForBudget, CountGNO; its parameters are in its type
-// comment). CountUHNO and CountFNO give the
-// parameter count of a spec without allocating; WidthForBudget, UHNOForBudget and FNOForBudget choose widths
-// for a parameter target (FNO is matched to U-HNO within 10%, App. C).
+// Every model is registered by name (models.go, registry.go): model.Build
+// builds one from a checkpoint's Record, PlanRecord plans a fresh run's.
+// Each constructor returns its concrete type, which implements Model:
+// NewUHNO's *UHNO, NewFNO's *FNO (FNOWiderSpec is the FNO-wider preset of
+// Tab. fno-wider), NewLogLoFNO's *LogLoFNO (an alias of *FNO with
+// FNOSpec.Frequencies = "log", the last-axis frequencies tensor.LogModes
+// instead of 0..K-1; issue 21), NewFFNO's *FFNO, NewWNO's *WNO (whose
+// spec's Grid the caller sets to the task's grid), NewGNO's *GNO, NewCNO's
+// *CNO, NewConvFNO's *ConvFNO and NewAdditive's *Additive (the flat hybrid
+// of the gradient-angle diagnostic). Each X has XSpecFor (its spec from
+// U-HNO's), XForBudget (its width matched to a parameter target) and
+// CountX (its parameter count without allocating); WidthForBudget,
+// UHNOForBudget and FNOForBudget choose widths for a parameter target
+// (every baseline is matched to U-HNO within 10%, App. C).
 // Model.Mode exposes the ablation mode so that the loss can drop its terms
 // for modes C, D and E, which build the Full network.
 //
@@ -101,7 +97,10 @@
 // `fourier.go` (B_F), `gaussian.go` (B_G), `spar.go` (the SPAR gate and mode
 // F's W_o), `block.go` (Eq. block and the decoder stage of Eq. dec-asym),
 // `uhno.go` (the backbone), `fno.go`, `params.go` (parameter layout and
-// initialisation), `budget.go` (parameter targets). Layers compute only
+// initialisation), `layers.go` (the layers several models share),
+// `budget.go` (parameter targets). Each other baseline has its own file,
+// its explanation on its type (# Baselines); the gradient-angle diagnostic
+// of the additive hybrid is `additive_angle.go`. Layers compute only
 // through `tensor.Tape` operations. `Forward` returns the prediction and an
 // `Aux`: the final-stage z_F and z_G for the CBC term, and each routing
 // stage's name, hard mask and (c, rho, k). Modes C, D and E build the Full
@@ -156,12 +155,6 @@
 // in 1D–3D and several modes, and Conv-FNO), taken from the code before the
 // switches existed. The digests are exact bits, so the test runs only on
 // amd64 with AVX-512, AVX2 and FMA, the CPU kernels' x86-64-v4 clones.
-//
-// # FNO
-//
-// FNO. Lifting, then four blocks h = GELU(K(h) + W h) with no GELU after
-// the last, then a projection 1×1 → GELU → 1×1 (hidden width 128). K0 is
-// the same as U-HNO's.
 //
 // # Parameter counts
 //
@@ -267,133 +260,13 @@
 // `PointwiseBackward`: each stage holds about 12 C² weights in 1×1
 // convolutions. The budget model (C0 = 10) takes 75 ms.
 //
-// # The flat additive hybrid and the gradient-angle diagnostic
+// # Baselines
 //
-// The paper's App. "Branch-Parameter Gradient-Angle Diagnostic" measures, on
-// "a flat additive-hybrid baseline", the angle between the MSE gradients of
-// the l-th spectral convolution and the l-th depthwise convolution (four
-// matched pairs, App. "Training Dynamics Details"). `model.Additive` is that
-// baseline and `train.BranchAngles` the diagnostic.
-//
-// The model (`internal/model/additive.go`; its type comment lists every
-// parameter). The paper gives one sentence: a stack of FNO spectral-conv
-// blocks and a parallel stack of 3x3 depthwise conv blocks, summed pointwise
-// before a single 1x1 projection head. uhno's readings, each a choice:
-//
-//   - Lifting (1x1, In → W), then two stacks of `Blocks` = 4 blocks from the
-//     same lifted field. Fourier block: h ← GELU(K(h) + W h), FNO's block
-//     (`FNO`) with the same spectral weights and K_eff. Local block:
-//     h ← GELU(D(h) + V h), where D is a depthwise convolution with 3 taps on
-//     every axis (3, 3x3, 3x3x3 per channel), circular padding, with bias
-//     (PyTorch's default), and V a 1x1 convolution with bias. A depthwise
-//     kernel never mixes channels; V is FNO's W in the local stack, so the two
-//     stacks differ only in K versus D. As in FNO, the last block of each stack
-//     has no GELU.
-//   - The stacks exchange nothing and are summed once, after their last
-//     blocks; the projection is FNO's (1x1 → GELU → 1x1, hidden width
-//     `model.proj_hidden`). Forward's `Aux` is empty: no routing and no CBC
-//     pair (the paper trains the baseline against MSE for the diagnostic).
-//   - Matched pairs: `fourier.l.spectral.w` with `local.l.depthwise.w`
-//     (`SpectralWeights`, `DepthwiseWeights`). Lifting, projection, biases and
-//     the 1x1 mixers are not paired.
-//   - Sizes: `AdditiveSpecFor(spec)` takes a task's dimension, channels, K0 and
-//     projection width; `AdditiveForBudget` picks the width for a parameter
-//     target within 10% (as `FNOForBudget`). At `--params 0.62M`: Burgers
-//     width 55 (613,727), KS 48 (615,905), NS-2D (in = 10) 16 (595,121), Darcy
-//     16 (594,977).
-//
-// The angle. The paper's formula takes the cosine of the two flattened
-// gradients, but they have different lengths (2^(d−1)·W²·K0^d·2 real
-// spectral weights against W·3^d depthwise taps), so the inner product is
-// not defined, and no pairing of their entries means anything. uhno compares
-// the two gradients where both act: each layer is linear in its weights, so
-// a gradient g changes the layer's output, to first order, by the same layer
-// applied with g as its weights, δz_F = SpectralConv(h_F; g_F) and
-// δz_G = DepthwiseConv(h_G; g_G) (no bias), on the batch the gradients come
-// from, with h the layers' inputs. θ_l is the angle between δz_F and δz_G,
-// flattened over batch, channels and grid, in degrees in [0, 180]. It
-// does not depend on the loss's scale. At the last layer both branches get the
-// same upstream gradient δ (the paper's reason for not measuring activation
-// gradients), and ⟨δz_F, δz_G⟩ = ⟨J_F J_Fᵀ δ, J_G J_Gᵀ δ⟩: the "different
-// Jacobian structure" of the paper's argument. Gradients are the plain MSE's,
-// raw (not AdamW's step).
-//
-// `BranchAngles(m, backend, in, tgt, inShape, tgtShape)` runs forward, MSE
-// and backward on its own tape, then one SpectralConv and one DepthwiseConv
-// per pair. It clears the model's gradient buffer before and after and
-// touches nothing else, so a run that calls it between steps trains to the
-// same bits as one that does not (tested over three AdamW steps). Its tests
-// also cover: a hand-built one-channel network on a constant field whose
-// angles are known in closed form (0 and 180, with the sign of one mixer and
-// of the prediction error flipped); a reference that rebuilds the layers'
-// inputs from the named parameters; invariance to scaling the loss; and
-// range. The CPU op has finite-difference checks in 1D–3D and a naive
-// reference; the CUDA kernels (`kernels/depthwise.cu`) are tested against it
-// under the emulator, in every thread order too.
-//
-// # WNO
-//
-// `model.WNO` is the Wavelet Neural Operator baseline (Sec. 4.1, App.
-// "Baseline Configurations", tripura2022wavelet). The paper gives four
-// facts: db4 wavelets, three decomposition levels, "a learnable transform
-// analogous to FNO's spectral weights", and the inverse transform back; width
-// matched per task. The rest follows the WNO reference code where it is
-// clear and FNO (`FNO`) elsewhere; each is a choice:
-//
-//   - Which "Daubechies-4". PyWavelets' `db4` (what the reference code's
-//     pytorch_wavelets loads): eight taps, four vanishing moments. Not the
-//     four-tap "D4" of Numerical Recipes (two vanishing moments).
-//     `tensor.DB4` holds Daubechies' own values (Ten Lectures, Table 6.1),
-//     whose sum of squares is 1 to 1e-15; pywt's table agrees with them to
-//     4e-13. `TestWaveletFilterBank` checks sum h = √2, sum h² = 1,
-//     double-shift orthogonality, and that g has exactly four vanishing
-//     moments.
-//   - Transform. Periodic (the reference code's default is
-//     `mode='symmetric'`, which adds boundary coefficients; uhno's domains are
-//     periodic), orthonormal, separable, in Mallat's in-place layout. The
-//     coefficients have the input's shape. Level l transforms the corner
-//     [0, N/2^(l−1)) of every axis, axis by axis, each line written
-//     [low half | high half]. Every axis must be a multiple of 2^J. One level
-//     of a line is a[k] = Σ_t h[t] x[(2k+t) mod L], d[k] = the same with
-//     g[t] = (−1)^t h[7−t]. This alignment differs from pywt's
-//     "periodization" by a circular shift of the coefficients. Lines of
-//     length 2 or 4 (the last levels on 8-point axes) wrap the filter more than
-//     once, which is still orthogonal. The map is orthogonal, so the backward
-//     of each direction is the other one (`WaveletBackward`). The tests check
-//     this anyway: the transform against a float64 matrix reference, perfect
-//     reconstruction, norm and adjoint identities, and finite differences, in
-//     1D–3D.
-//   - Learnable transform R. In Mallat's layout the level-J approximation
-//     and the 2^d − 1 level-J detail subbands fill the corner
-//     [0, 2N/2^J)^d. R mixes channels with a weight of its own at every
-//     coefficient there: out[o,p] = Σ_i R[i,o,p] c[i,p]. These are the
-//     reference code's weights1 … weights(2^d), each [W, W, N/2^J, …], stored
-//     as one [W, W, 2N_0/2^J, …] tensor (`WaveletMix`). The finer details
-//     (levels 1..J−1) are set to zero, as in the reference code, and the 1×1
-//     path W h carries the fine scales, as it carries the modes above K_eff in
-//     FNO. Initialisation is (1/W²)·U(0,1), as for FNO's spectral weights.
-//   - Block, lifting, projection: FNO's. h ← GELU(IDWT(R·DWT(h)) + W h),
-//     with no GELU after the last of four blocks, and projection 1×1 → GELU →
-//     1×1. The reference code's grid-coordinate input channels are not
-//     added by the model: where a task needs them (Darcy, data.coordinates)
-//     the data plan appends them for every model alike.
-//   - Grid. R's size depends on the training grid (N/2^J points per subband
-//     and axis), so `WNOSpec` has a `Grid` and the count depends on it. A U-HNO
-//     spec has no grid, so `WNOSpecFor(spec)` leaves it to the caller (the
-//     task's `pde.grid`). The reference code's rule for other resolutions is
-//     kept: on a grid 2^k times finer (or coarser) on every axis, the model
-//     uses J + k levels so the level-J subbands keep their size. `CheckGrid` /
-//     `LevelsFor` accept exactly those grids, with at least one level. At
-//     the training grid this is "every axis a multiple of 2^3".
-//   - Sizes. `WNOForBudget` picks the width for a parameter target within
-//     10%. At `--params 0.62M`: Burgers (128) width 68, 619,737 parameters
-//     (−0.0%); KS (256) width 49, 631,083 (+1.8%); NS-2D (64², in = 10) width
-//     24, 595,817 (−3.9%); Darcy (64²) width 24, 595,601 (−3.9%). CFD-3D
-//     (128³, 5/5) cannot be matched: width 2 gives 525,353 (−15%) and width 3
-//     gives 1,180,871, so `WNOForBudget` returns an error (U-HNO cannot reach
-//     0.62M there either). The wavelet weights
-//     are most of the count: 32·W² per block in 1D at N = 128, and 256·W² in
-//     2D at 64².
+// Each baseline's explanation (the paper's description, uhno's readings,
+// sizes and tests) is in its type comment, beside its code: `go doc
+// ./internal/model FNO` (FNOWiderSpec for FNO-wider), FFNO, LogLoFNO, WNO,
+// GNO, ConvFNO, CNO and Additive (BranchAngles for the gradient-angle
+// diagnostic). What several of them share is below.
 //
 // # Conv-FNO and CNO
 //
@@ -403,81 +276,6 @@
 // parameter. Each has `XSpec`, `XSpecFor(spec)`, `XForBudget(s, target)`
 // (within 10% or a clear error), `CountX` and `NewX`. The command layer does
 // select them with `--model convfno` and `--model cno`.
-//
-// Conv-FNO. It has a U-Net pre-processor and then FNO (`FNO`'s lifting,
-// blocks and projection). The U-Net has `UNetLevels` = 4 levels of widths
-// 16, 32, 64 and 128; the last level is the bottleneck, so the grid is
-// halved 3 times and `CheckGrid` wants every axis divisible by 8. Every
-// convolution is 3^d, circular, with bias, and followed by ReLU. The levels
-// are built as follows:
-//
-//   - Level 0 is one `Conv3` In → 16.
-//   - Going down, each level is a stride-2 `ConvDown` followed by a `Conv3`.
-//     The paper names no pooling; this is U-HNO's down-sampling.
-//   - Going up, each level is a (bi/tri)linear `Upsample2x`, a concatenation
-//     with the skip, and one `Conv3`.
-//
-// The FNO lifts [x; U-Net features] (In + 16 channels). The pre-processor
-// adds local features rather than replacing the field. The appendix says to
-// "adjust the FNO width", so `ConvFNOForBudget` changes only `Width`
-// (reference 32) and keeps the U-Net fixed. If the U-Net alone exceeds the
-// target, the error gives its count (for example a 200k budget in 2D). At
-// `--params 0.62M` (target 620,000) every task lands, but the U-Net takes
-// most of the 2D budget:
-//
-//	| task | U-Net | FNO width | total | reference (width 32) |
-//	|---|---|---|---|---|
-//	| burgers (1/1, K0 24) | 145,776 | 49 | 623,979 (+0.6%) | 351,537 |
-//	| ks (1/1, K0 32) | 145,776 | 42 | 610,973 (−1.5%) | 417,073 |
-//	| ns2d (10/1, K0 12) | 437,472 | 9 | 626,108 (+1.0%) | 2,806,209 |
-//	| darcy (1/1, K0 12) | 436,176 | 9 | 624,731 (+0.8%) | 2,804,625 |
-//
-// In 2D the FNO part is only 9 channels wide (70% of the parameters are in
-// the U-Net), so the 2D baseline is mostly a CNN.
-//
-// CNO (Raonic et al. 2023) has L = 4 encoding layers, 4 residual-neck
-// blocks and 4 decoding layers:
-//
-//   - Every convolution is a `Conv3` with bias.
-//   - Every nonlinearity is CNO's anti-aliased activation,
-//     act(z, N_out) = F_{N_out}(ReLU(F_{2·max(N_in, N_out)}(z))), where F is
-//     `BandResample`. The ReLU acts on a grid twice as fine and is low-passed
-//     back, so the layers map band-limited fields to band-limited fields
-//     (`TestCNOActivationIsBandLimited`).
-//   - The encoder down-samples through act(·, N/2).
-//   - Each neck block computes r + Conv3(act(Conv3 r)).
-//   - Each decoder layer concatenates the encoder output of its level (from
-//     the second layer on) and up-samples through act(·, 2N).
-//   - The last step concatenates the lifted field and projects with `Conv3`
-//     2C_0 → Out.
-//
-// The readings:
-//
-//   - The ideal Fourier filter replaces CNO's Kaiser-windowed sinc filters.
-//     It is exact on our periodic domains.
-//   - ReLU replaces leaky ReLU.
-//   - There is no batch normalisation and there are no residual blocks on the
-//     skips.
-//   - Widths double per level as in CNO, but they are counted down from the
-//     bottleneck width C_L = `Width`, with C_l = ⌈C_L·2^(l−L)⌉. Counted up
-//     from C_0, the count grows by (1 + 1/C_0)² per step, so no integer C_0
-//     lands within ±10% (2D: C_0 = 5 gives −12%, C_0 = 6 gives +27%). `Width`
-//     steps are about 2%.
-//
-// `CheckGrid` wants every axis divisible by 16. At 0.62M:
-//
-//	| task | widths C_0..C_4 | count |
-//	|---|---|---|
-//	| burgers and ks | 10, 19, 37, 74, 147 | 618,257 (−0.3%) |
-//	| ns2d (10/1) | 6, 11, 22, 43, 85 | 621,426 (+0.2%) |
-//	| darcy | 6, 11, 22, 43, 85 | 620,940 (+0.2%) |
-//
-// The paper reports no CNO for AC-2D or 3D-CFD. uhno does not refuse them:
-// every operation works in 3D and the model is tested in 3D, and AC-2D is an
-// ordinary 2D task. What remains for 3D is cost. At 128³ each activation
-// resamples to 256³ with dense 256-point matrices, about 2·(128+256)
-// multiply-adds per fine point per axis. A 3D run's report should say the
-// paper has no reference value.
 //
 // Tests (`go test ./internal/model -run 'ConvFNO|CNO'`, under 1 s):
 //
@@ -508,99 +306,6 @@
 // empty and `*ForBudget` matches the width within 10% as `FNOForBudget`
 // does.
 //
-// F-FNO (`model.FFNO`, `ffno.go`, name `ffno`). The paper: "replacing
-// the full C_in × C_out × K^d spectral weight tensor with a low-rank
-// product U V^T at rank r = 8". uhno's reading:
-//
-//   - Per mode. At every kept mode k (FNO's K_eff = min(K0, N/2) per axis)
-//     and every corner, the channel mixing is the complex Width × Width matrix
-//     W_k = U_k V_k, U_k ∈ C^{W×r}, V_k ∈ C^{r×W}. The factors are not shared
-//     across modes: shared U, V would make K a 1x1 convolution of the low-passed
-//     field, with no Fourier kernel left. Nor is the tensor flattened to
-//     (C_in) × (C_out K^d): that leaves one side full and is not "U V^T" of the
-//     mixing matrix.
-//   - Complex, per corner. U and V are complex, stored in SpectralConv's
-//     layout: `block.i.spectral.u` [2^(d−1), W, r, K0…, 2] and `.v`
-//     [2^(d−1), r, W, K0…, 2]. The op `Tape.LowRankSpectralConv` mixes
-//     through the r-channel spectrum (X → XU → D·(XU)V), never forming W.
-//     Each factor is initialised like an FNO weight of its own shape,
-//     (1/(W r))·U(0, 1).
-//   - r = 8 (`FFNORank`), four blocks. At small widths the "low rank" does not
-//     save parameters: at W = 16, r(2W) = W². The NS-2D budget gives W = 17,
-//     so there the model is FNO with a rank-8 constraint.
-//   - tran2021factorized's F-FNO is different: it factorises the kernel per
-//     spatial dimension (one 1D spectral weight per axis, summed) and changes
-//     the block (feed-forward after the mixing, residual outside the
-//     activation). The paper's sentence does not describe that, so uhno does
-//     not build it.
-//   - `TestFFNOIsFNOAtIdentityU`: with r = W and every U_k the identity,
-//     F-FNO gives FNO's output bits with spectral weights V.
-//
-// LogLo-FNO (`model.LogLoFNO`, `loglofno.go`, name `loglofno`). The
-// paper: "mode budget is allocated proportionally to log(1+k)^−1 across the
-// rfft axis, replacing the uniform top-K0 truncation of FNO. Depth and width
-// match FNO". uhno's reading:
-//
-//   - What is kept. The budget is FNO's: K = min(K0, ⌊N/2⌋) frequencies per
-//     axis, so the weights, names, shapes, initialisation and count are FNO's
-//     exactly (same seed → same values). Only which frequencies the K
-//     last-axis slots multiply changes. `tensor.LogModes(K0, N)` allocates
-//     them over the whole rfft axis below the Nyquist bin (0 ≤ f ≤ ⌊(N−1)/2⌋):
-//     DC first (the density diverges there), then the midpoint quantiles
-//     (j − ½)/(K−1) of the density 1/log(1+k) on 1..kmax, made distinct by
-//     stepping up and capping from the top. The full axes (2D, 3D) keep FNO's
-//     corners, since the paper speaks of the rfft axis only. Examples: Burgers
-//     (K0 = 24, N = 128) keeps 0 1 2 3 4 6 7 10 12 … 54 58 62. NS-2D (K0 = 12,
-//     N = 64) keeps 0 1 2 3 6 8 11 14 18 21 25 29 on its last axis. KS
-//     (K0 = 32, N = 256) keeps 0 1 2 3 5 7 10 … 119 125. When K0 ≥ N/2 every
-//     bin is kept and the model is FNO bit for bit.
-//   - Not reweighted. The weights are not also scaled by 1/log(1+k). A fixed
-//     factor on a learned weight only rescales its learning rate under AdamW,
-//     so an allocation that keeps the same modes would change nothing the
-//     paper could attribute to it.
-//   - Grid dependence. The kept frequencies span the grid's whole rfft axis,
-//     so they depend on N. A model trained at one N is not
-//     discretisation-invariant the way FNO is (FNO keeps 0..K−1 on any grid
-//     with N ≥ 2K0). uhno trains and evaluates on the same grid.
-//   - The op is FNO's: LogLo-FNO is an FNO (FNOSpec.Frequencies =
-//     FrequenciesLog) whose SpectralConv receives `tensor.LogModes` of the
-//     input's grid instead of `tensor.FirstModes`; there is one spectral
-//     convolution (internal/tensor's doc). The CPU backend only swaps the
-//     last axis's DFT matrices and the irfft factor D (1/∏N for f = 0,
-//     2/∏N otherwise) and caches a plan per list.
-//   - kalimuthu2025loglo's LOGLO-FNO adds local spectral blocks on patches
-//     and a high-frequency path. The paper describes only the allocation, and
-//     its FLOPs for LogLo-FNO (6.6× FNO's, Tab. cost) cannot come from a
-//     reallocation of the same budget. uhno's LogLo-FNO has FNO's cost.
-//
-// FNO-wider (`model.FNOWiderSpec(u Spec) FNOSpec`, `fno.go`). The paper
-// widens its parameter-matched FNO from 24 to 56 channels (5× the
-// parameters, 0.59M → 3.18M) to match U-HNO's inference latency. Latency
-// depends on the machine, but the recipe does not: `FNOWiderSpec` takes the
-// FNO width matched to the Full U-HNO's count (`FNOForBudget`'s; the
-// paper's 24) and multiplies it by 56/24, rounded. This gives about
-// (56/24)² ≈ 5.4× the parameters. With `--params` the U-HNO spec is the
-// scaled one, so the preset follows the budget. At 0.62M:
-//
-//	| task | matched FNO | FNO-wider |
-//	|---|---|---|
-//	| burgers | 58 (667,373) | 135 (3,590,447, 5.38×) |
-//	| ks | 50 (656,957) | 117 (3,575,075, 5.44×) |
-//	| ns2d (in = 10) | 16 (593,393) | 37 (3,165,200, 5.33×) |
-//	| darcy | 16 (593,249) | 37 (3,164,867, 5.33×) |
-//
-// The NS-2D row reproduces the paper's 3.18M. The preset is not itself
-// budget-matched, so it is a function rather than a `*ForBudget`.
-//
-// Sizes at `--params 0.62M` (target 620,000):
-//
-//	| task | F-FNO width (count) | LogLo-FNO width (count) |
-//	|---|---|---|
-//	| burgers | 161 (620,107, +0.0%) | 56 (622,417, +0.4%) |
-//	| ks | 130 (617,757, −0.4%) | 49 (631,083, +1.8%) |
-//	| ns2d (in = 10) | 17 (630,532, +1.7%) | 16 (593,393, −4.3%) |
-//	| darcy | 17 (630,379, +1.7%) | 16 (593,249, −4.3%) |
-//
 // Tests.
 //
 //   - `tensor.LogModes` has known answers and properties for N ≤ 300.
@@ -610,99 +315,6 @@
 //     its output (different when N/2 > K0, identical when K0 ≥ N/2), and the
 //     FNO-wider ratio.
 //   - `internal/bench` counts FLOPs for the four new backend methods.
-//
-// # GNO
-//
-// `model.GNO` (`gno.go`, name `gno`, `--model gno`) is the graph kernel
-// network baseline (li2020neural; paper App. "Baseline Configurations": an
-// 8-neighbour radius graph at the finest resolution, edge features the
-// coordinate differences, a 2-layer MLP message function, four
-// message-passing rounds). Lifting and projection are FNO's, and so is the
-// block shape:
-//
-//	h = P(x);   h = GELU(W_r h + mean_{y in N(x)} kappa_r(y - x) h(y)),  r = 1..4 (no GELU after the last);   y = Q(h)
-//
-// The readings:
-//
-//   - Graph. The radius-1 Chebyshev neighbourhood of each grid point
-//     without the point itself (`tensor.MooreStencil`): the 8 neighbours of
-//     the 3x3 stencil in 2D (the paper's), the 2 nearest neighbours in 1D and
-//     the 26 of the 3x3x3 stencil in 3D, the same "every point within one
-//     cell" rule in each dimension. The self term is W_r. On periodic tasks
-//     the edges wrap around. On Darcy (Dirichlet) the edges that would leave
-//     the grid are absent and each node averages over the neighbours it has
-//     (5 at an edge, 3 at a corner); the command layer passes the task's
-//     boundary to the plan (`baseline.plan` now takes `periodic`).
-//
-//   - Edge features. The coordinate difference y − x in grid cells (each
-//     component −1, 0 or 1), not in the unit box: the unit-box difference
-//     (about 1/128) would leave the MLP's inputs 100 times smaller than its
-//     initialisation expects. The paper's "absolute coordinate differences"
-//     is read as differences of the absolute coordinates, with sign: |y − x|
-//     would make kappa symmetric and leave the network unable to tell left
-//     from right (no advection). The model takes any grid of at least 2 points
-//     per axis; on another resolution the stencil is still the neighbouring
-//     cells (a CNN's, not a discretisation-invariant kernel's, behaviour).
-//
-//   - Kernel. kappa_r is Linear(d, H) → GELU → Linear(H, W²) with H =
-//     `GNOKernelHidden` = 64 (the paper gives no size; li2020neural's code uses
-//     wider, 3-layer kernel networks with ReLU). GELU instead of ReLU, as in
-//     every block of uhno's models. Row o·W + i of the output is the weight
-//     from channel i to channel o.
-//
-//   - Per-offset evaluation. On a grid graph the edge feature of an offset
-//     is the same at every node, so kappa_r(s) is computed once per offset
-//     (an [S, d, 1] "batch" through `Pointwise`/`GELU`, S = 3^d − 1), giving
-//     one W × W matrix per offset, and the message passing is one coarse op,
-//     `Tape.StencilMessage`. This is exact, not an approximation: it is the
-//     GKN sum over the same edges with the same kernel values.
-//
-//   - Rounds. Each of the four rounds has its own kappa_r and W_r, like
-//     FNO's blocks; li2020neural's code iterates one shared kernel. Sharing
-//     would put four times the width's square into one kernel (width about
-//     2x at the same count).
-//
-//   - Size. The last kernel layer, H W² + W² per round, is almost the whole
-//     count, so `GNOForBudget` matches the width (steps of about 2/W, 4%); the
-//     hidden size stays 64. At `--params 0.62M` (the dry run, against Full
-//     U-HNO's count at that budget):
-//
-// The sizes:
-//
-//	| task | width | count | Full U-HNO | difference |
-//	|---|---|---|---|---|
-//	| burgers (1/1) | 50 | 667,469 | 656,816 | +1.6% |
-//	| ks (1/1) | 50 | 667,469 | 669,810 | −0.3% |
-//	| ns2d (10/1) | 46 | 566,227 | 566,199 | +0.0% |
-//	| darcy (1/1, non-periodic) | 46 | 565,813 | 566,172 | −0.1% |
-//
-// Against the fixed 620,000 of the model tests the width is 48 on all
-// four (615,457 to 616,145, −0.7%). CFD-3D is not reached at 0.62M
-// because U-HNO itself is not (its dry run fails first).
-//
-// Tests.
-//
-//   - `internal/cpu/stencil_test.go`: a float64 reference in 1D–3D (Moore
-//     stencils, long and one-sided offsets, N = 1 and 2, several tiles),
-//     periodic and not; known answers (shifts, dropped ends, the mean at a
-//     boundary); equality with Conv3 whose centre tap is 0 and whose other
-//     taps are k/S; finite differences of x and k, and of a chain whose kernel
-//     comes from a kernel MLP; accumulation into pre-filled gradients; 1 vs 4
-//     threads bit for bit. A planted bug (dk from the unscaled dy) fails the
-//     finite differences.
-//   - `internal/model/gno_test.go`: the count formula equals `CountGNO` and
-//     the allocation in 1D–3D; the budget at 0.62M for burgers, ks, ns2d and
-//     darcy with the neighbouring widths farther; names, shapes and a
-//     gradient for every parameter in 1D–3D, periodic or not; a Dirichlet GNO
-//     differs from the periodic one at the two end points only; whole-model
-//     finite differences in 1D and 2D, periodic and not; 1 vs 2 threads.
-//   - `internal/cuda/stencil_test.go` (emulator, and `make cuda-test` on a
-//     GPU): against the CPU within sum bounds, 10 cases × periodic or not,
-//     every subset of (dx, dk), pre-filled gradients; a determinism run; the
-//     op in `TestSameBitsUnderEveryThreadOrder` (1D–3D, periodic and not). A
-//     planted wrong sign in `sm_backward_dx` fails `TestStencilMessage`.
-//   - cmd: `gno` is in the dry-run list and in `TestBaselinesTrainAndEvaluate`
-//     (every baseline of the registry).
 //
 // # Model registry
 //

@@ -88,6 +88,43 @@ func FFNOSpecFor(s Spec) FFNOSpec {
 //
 // Initialisation: as FNO, with each factor drawn like an FNO spectral
 // weight of its own shape, (1/(W r)) U(0, 1) for u and v.
+//
+// F-FNO (`model.FFNO`, `ffno.go`, name `ffno`). The paper: "replacing
+// the full C_in × C_out × K^d spectral weight tensor with a low-rank
+// product U V^T at rank r = 8". uhno's reading:
+//
+//   - Per mode. At every kept mode k (FNO's K_eff = min(K0, N/2) per axis)
+//     and every corner, the channel mixing is the complex Width × Width matrix
+//     W_k = U_k V_k, U_k ∈ C^{W×r}, V_k ∈ C^{r×W}. The factors are not shared
+//     across modes: shared U, V would make K a 1x1 convolution of the low-passed
+//     field, with no Fourier kernel left. Nor is the tensor flattened to
+//     (C_in) × (C_out K^d): that leaves one side full and is not "U V^T" of the
+//     mixing matrix.
+//   - Complex, per corner. U and V are complex, stored in SpectralConv's
+//     layout: `block.i.spectral.u` [2^(d−1), W, r, K0…, 2] and `.v`
+//     [2^(d−1), r, W, K0…, 2]. The op `Tape.LowRankSpectralConv` mixes
+//     through the r-channel spectrum (X → XU → D·(XU)V), never forming W.
+//     Each factor is initialised like an FNO weight of its own shape,
+//     (1/(W r))·U(0, 1).
+//   - r = 8 (`FFNORank`), four blocks. At small widths the "low rank" does not
+//     save parameters: at W = 16, r(2W) = W². The NS-2D budget gives W = 17,
+//     so there the model is FNO with a rank-8 constraint.
+//   - tran2021factorized's F-FNO is different: it factorises the kernel per
+//     spatial dimension (one 1D spectral weight per axis, summed) and changes
+//     the block (feed-forward after the mixing, residual outside the
+//     activation). The paper's sentence does not describe that, so uhno does
+//     not build it.
+//   - `TestFFNOIsFNOAtIdentityU`: with r = W and every U_k the identity,
+//     F-FNO gives FNO's output bits with spectral weights V.
+//
+// Sizes at `--params 0.62M` (target 620,000):
+//
+//	| task | F-FNO width (count) |
+//	|---|---|
+//	| burgers | 161 (620,107, +0.0%) |
+//	| ks | 130 (617,757, −0.4%) |
+//	| ns2d (in = 10) | 17 (630,532, +1.7%) |
+//	| darcy | 17 (630,379, +1.7%) |
 type FFNO struct {
 	spec    FFNOSpec
 	params  *Params
@@ -184,29 +221,4 @@ func (m *FFNO) Forward(tp *tensor.Tape, x *tensor.Tensor) (*tensor.Tensor, Aux) 
 		}
 	}
 	return m.proj.forward(tp, h), Aux{}
-}
-
-// checkFlatGrid is CheckGrid of the flat baselines: dim axes of at least
-// two points each.
-func checkFlatGrid(name string, dim int, grid []int) error {
-	if len(grid) != dim {
-		return fmt.Errorf("model: %s is %dD, grid %v has %d axes", name, dim, grid, len(grid))
-	}
-	for _, n := range grid {
-		if n < 2 {
-			return fmt.Errorf("model: %s needs at least 2 points per axis, got %v", name, grid)
-		}
-	}
-	return nil
-}
-
-// checkFlatInput panics unless x is [batch, in, dim spatial axes] on a
-// grid checkFlatGrid accepts.
-func checkFlatInput(name string, dim, in int, x *tensor.Tensor) {
-	if x.Dims() != dim || x.Channels() != in {
-		panic(fmt.Sprintf("model: %s takes [batch, %d, %d spatial axes], got %v", name, in, dim, x.Shape))
-	}
-	if err := checkFlatGrid(name, dim, x.Spatial()); err != nil {
-		panic(err.Error())
-	}
 }

@@ -99,6 +99,97 @@ func GNOSpecFor(u Spec) GNOSpec {
 //
 // Initialisation is PyTorch's default for every layer, as for the other
 // models.
+//
+// `model.GNO` (`gno.go`, name `gno`, `--model gno`) is the graph kernel
+// network baseline (li2020neural; paper App. "Baseline Configurations": an
+// 8-neighbour radius graph at the finest resolution, edge features the
+// coordinate differences, a 2-layer MLP message function, four
+// message-passing rounds). Lifting and projection are FNO's, and so is the
+// block shape:
+//
+//	h = P(x);   h = GELU(W_r h + mean_{y in N(x)} kappa_r(y - x) h(y)),  r = 1..4 (no GELU after the last);   y = Q(h)
+//
+// The readings:
+//
+//   - Graph. The radius-1 Chebyshev neighbourhood of each grid point
+//     without the point itself (`tensor.MooreStencil`): the 8 neighbours of
+//     the 3x3 stencil in 2D (the paper's), the 2 nearest neighbours in 1D and
+//     the 26 of the 3x3x3 stencil in 3D, the same "every point within one
+//     cell" rule in each dimension. The self term is W_r. On periodic tasks
+//     the edges wrap around. On Darcy (Dirichlet) the edges that would leave
+//     the grid are absent and each node averages over the neighbours it has
+//     (5 at an edge, 3 at a corner); the command layer passes the task's
+//     boundary to the plan (`baseline.plan` now takes `periodic`).
+//
+//   - Edge features. The coordinate difference y − x in grid cells (each
+//     component −1, 0 or 1), not in the unit box: the unit-box difference
+//     (about 1/128) would leave the MLP's inputs 100 times smaller than its
+//     initialisation expects. The paper's "absolute coordinate differences"
+//     is read as differences of the absolute coordinates, with sign: |y − x|
+//     would make kappa symmetric and leave the network unable to tell left
+//     from right (no advection). The model takes any grid of at least 2 points
+//     per axis; on another resolution the stencil is still the neighbouring
+//     cells (a CNN's, not a discretisation-invariant kernel's, behaviour).
+//
+//   - Kernel. kappa_r is Linear(d, H) → GELU → Linear(H, W²) with H =
+//     `GNOKernelHidden` = 64 (the paper gives no size; li2020neural's code uses
+//     wider, 3-layer kernel networks with ReLU). GELU instead of ReLU, as in
+//     every block of uhno's models. Row o·W + i of the output is the weight
+//     from channel i to channel o.
+//
+//   - Per-offset evaluation. On a grid graph the edge feature of an offset
+//     is the same at every node, so kappa_r(s) is computed once per offset
+//     (an [S, d, 1] "batch" through `Pointwise`/`GELU`, S = 3^d − 1), giving
+//     one W × W matrix per offset, and the message passing is one coarse op,
+//     `Tape.StencilMessage`. This is exact, not an approximation: it is the
+//     GKN sum over the same edges with the same kernel values.
+//
+//   - Rounds. Each of the four rounds has its own kappa_r and W_r, like
+//     FNO's blocks; li2020neural's code iterates one shared kernel. Sharing
+//     would put four times the width's square into one kernel (width about
+//     2x at the same count).
+//
+//   - Size. The last kernel layer, H W² + W² per round, is almost the whole
+//     count, so `GNOForBudget` matches the width (steps of about 2/W, 4%); the
+//     hidden size stays 64. At `--params 0.62M` (the dry run, against Full
+//     U-HNO's count at that budget):
+//
+// The sizes:
+//
+//	| task | width | count | Full U-HNO | difference |
+//	|---|---|---|---|---|
+//	| burgers (1/1) | 50 | 667,469 | 656,816 | +1.6% |
+//	| ks (1/1) | 50 | 667,469 | 669,810 | −0.3% |
+//	| ns2d (10/1) | 46 | 566,227 | 566,199 | +0.0% |
+//	| darcy (1/1, non-periodic) | 46 | 565,813 | 566,172 | −0.1% |
+//
+// Against the fixed 620,000 of the model tests the width is 48 on all
+// four (615,457 to 616,145, −0.7%). CFD-3D is not reached at 0.62M
+// because U-HNO itself is not (its dry run fails first).
+//
+// Tests.
+//
+//   - `internal/cpu/stencil_test.go`: a float64 reference in 1D–3D (Moore
+//     stencils, long and one-sided offsets, N = 1 and 2, several tiles),
+//     periodic and not; known answers (shifts, dropped ends, the mean at a
+//     boundary); equality with Conv3 whose centre tap is 0 and whose other
+//     taps are k/S; finite differences of x and k, and of a chain whose kernel
+//     comes from a kernel MLP; accumulation into pre-filled gradients; 1 vs 4
+//     threads bit for bit. A planted bug (dk from the unscaled dy) fails the
+//     finite differences.
+//   - `internal/model/gno_test.go`: the count formula equals `CountGNO` and
+//     the allocation in 1D–3D; the budget at 0.62M for burgers, ks, ns2d and
+//     darcy with the neighbouring widths farther; names, shapes and a
+//     gradient for every parameter in 1D–3D, periodic or not; a Dirichlet GNO
+//     differs from the periodic one at the two end points only; whole-model
+//     finite differences in 1D and 2D, periodic and not; 1 vs 2 threads.
+//   - `internal/cuda/stencil_test.go` (emulator, and `make cuda-test` on a
+//     GPU): against the CPU within sum bounds, 10 cases × periodic or not,
+//     every subset of (dx, dk), pre-filled gradients; a determinism run; the
+//     op in `TestSameBitsUnderEveryThreadOrder` (1D–3D, periodic and not). A
+//     planted wrong sign in `sm_backward_dx` fails `TestStencilMessage`.
+//   - cmd: `gno` is in the dry-run list and in `TestBaselinesTrainAndEvaluate`
+//     (every baseline of the registry).
 type GNO struct {
 	spec    GNOSpec
 	params  *Params

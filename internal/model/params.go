@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"uhno/internal/tensor"
@@ -167,55 +166,4 @@ func (pb *builder) allocate(b tensor.Backend, seed uint64) *Params {
 		p.index[s.t.Name] = i
 	}
 	return p
-}
-
-// pointwise is a 1x1 convolution with bias, y = W x + b, W [Cout, Cin]
-// (PyTorch's Conv weight [Cout, Cin, 1...] without the unit axes).
-type pointwise struct{ w, b *tensor.Tensor }
-
-func newPointwise(pb *builder, name string, cin, cout int) pointwise {
-	bound := 1 / math.Sqrt(float64(cin))
-	return pointwise{
-		w: pb.param(name+".w", []int{cout, cin}, initUniform, bound, nil),
-		b: pb.param(name+".b", []int{cout}, initUniform, bound, nil),
-	}
-}
-
-func (l pointwise) forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
-	return tp.Pointwise(x, l.w, l.b)
-}
-
-// convDown is the encoder's kernel-3 stride-2 circular convolution C_l ->
-// C_{l+1} (Sec. 3.2), w [Cout, Cin, 3, ..., 3], with bias.
-type convDown struct{ w, b *tensor.Tensor }
-
-func newConvDown(pb *builder, name string, dim, cin, cout int) convDown {
-	shape := []int{cout, cin}
-	fan := cin
-	for range dim {
-		shape = append(shape, 3)
-		fan *= 3
-	}
-	bound := 1 / math.Sqrt(float64(fan))
-	return convDown{
-		w: pb.param(name+".w", shape, initUniform, bound, nil),
-		b: pb.param(name+".b", []int{cout}, initUniform, bound, nil),
-	}
-}
-
-func (l convDown) forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
-	return tp.ConvDown(x, l.w, l.b)
-}
-
-// projection is the output head 1x1 -> GELU -> 1x1 (Sec. 3, Fig. 1
-// "Projection"; hidden width Spec.ProjHidden), one tensor.Tape.Projection
-// (fused on the CPU: the hidden activations are not kept).
-type projection struct{ p0, p1 pointwise }
-
-func newProjection(pb *builder, name string, cin, hidden, cout int) projection {
-	return projection{p0: newPointwise(pb, name+".0", cin, hidden), p1: newPointwise(pb, name+".1", hidden, cout)}
-}
-
-func (l projection) forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
-	return tp.Projection(x, l.p0.w, l.p0.b, l.p1.w, l.p1.b)
 }

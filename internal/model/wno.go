@@ -111,6 +111,68 @@ func WNOSpecFor(u Spec) WNOSpec {
 // Initialisation is PyTorch's default as for the other models, and the
 // reference code's scale (1/(W W)) U(0, 1) for the wavelet weights (the
 // same rule as FNO's spectral weights).
+//
+// `model.WNO` is the Wavelet Neural Operator baseline (Sec. 4.1, App.
+// "Baseline Configurations", tripura2022wavelet). The paper gives four
+// facts: db4 wavelets, three decomposition levels, "a learnable transform
+// analogous to FNO's spectral weights", and the inverse transform back; width
+// matched per task. The rest follows the WNO reference code where it is
+// clear and FNO (`FNO`) elsewhere; each is a choice:
+//
+//   - Which "Daubechies-4". PyWavelets' `db4` (what the reference code's
+//     pytorch_wavelets loads): eight taps, four vanishing moments. Not the
+//     four-tap "D4" of Numerical Recipes (two vanishing moments).
+//     `tensor.DB4` holds Daubechies' own values (Ten Lectures, Table 6.1),
+//     whose sum of squares is 1 to 1e-15; pywt's table agrees with them to
+//     4e-13. `TestWaveletFilterBank` checks sum h = √2, sum h² = 1,
+//     double-shift orthogonality, and that g has exactly four vanishing
+//     moments.
+//   - Transform. Periodic (the reference code's default is
+//     `mode='symmetric'`, which adds boundary coefficients; uhno's domains are
+//     periodic), orthonormal, separable, in Mallat's in-place layout. The
+//     coefficients have the input's shape. Level l transforms the corner
+//     [0, N/2^(l−1)) of every axis, axis by axis, each line written
+//     [low half | high half]. Every axis must be a multiple of 2^J. One level
+//     of a line is a[k] = Σ_t h[t] x[(2k+t) mod L], d[k] = the same with
+//     g[t] = (−1)^t h[7−t]. This alignment differs from pywt's
+//     "periodization" by a circular shift of the coefficients. Lines of
+//     length 2 or 4 (the last levels on 8-point axes) wrap the filter more than
+//     once, which is still orthogonal. The map is orthogonal, so the backward
+//     of each direction is the other one (`WaveletBackward`). The tests check
+//     this anyway: the transform against a float64 matrix reference, perfect
+//     reconstruction, norm and adjoint identities, and finite differences, in
+//     1D–3D.
+//   - Learnable transform R. In Mallat's layout the level-J approximation
+//     and the 2^d − 1 level-J detail subbands fill the corner
+//     [0, 2N/2^J)^d. R mixes channels with a weight of its own at every
+//     coefficient there: out[o,p] = Σ_i R[i,o,p] c[i,p]. These are the
+//     reference code's weights1 … weights(2^d), each [W, W, N/2^J, …], stored
+//     as one [W, W, 2N_0/2^J, …] tensor (`WaveletMix`). The finer details
+//     (levels 1..J−1) are set to zero, as in the reference code, and the 1×1
+//     path W h carries the fine scales, as it carries the modes above K_eff in
+//     FNO. Initialisation is (1/W²)·U(0,1), as for FNO's spectral weights.
+//   - Block, lifting, projection: FNO's. h ← GELU(IDWT(R·DWT(h)) + W h),
+//     with no GELU after the last of four blocks, and projection 1×1 → GELU →
+//     1×1. The reference code's grid-coordinate input channels are not
+//     added by the model: where a task needs them (Darcy, data.coordinates)
+//     the data plan appends them for every model alike.
+//   - Grid. R's size depends on the training grid (N/2^J points per subband
+//     and axis), so `WNOSpec` has a `Grid` and the count depends on it. A U-HNO
+//     spec has no grid, so `WNOSpecFor(spec)` leaves it to the caller (the
+//     task's `pde.grid`). The reference code's rule for other resolutions is
+//     kept: on a grid 2^k times finer (or coarser) on every axis, the model
+//     uses J + k levels so the level-J subbands keep their size. `CheckGrid` /
+//     `LevelsFor` accept exactly those grids, with at least one level. At
+//     the training grid this is "every axis a multiple of 2^3".
+//   - Sizes. `WNOForBudget` picks the width for a parameter target within
+//     10%. At `--params 0.62M`: Burgers (128) width 68, 619,737 parameters
+//     (−0.0%); KS (256) width 49, 631,083 (+1.8%); NS-2D (64², in = 10) width
+//     24, 595,817 (−3.9%); Darcy (64²) width 24, 595,601 (−3.9%). CFD-3D
+//     (128³, 5/5) cannot be matched: width 2 gives 525,353 (−15%) and width 3
+//     gives 1,180,871, so `WNOForBudget` returns an error (U-HNO cannot reach
+//     0.62M there either). The wavelet weights
+//     are most of the count: 32·W² per block in 1D at N = 128, and 256·W² in
+//     2D at 64².
 type WNO struct {
 	spec    WNOSpec
 	params  *Params

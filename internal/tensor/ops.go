@@ -320,7 +320,7 @@ func DepthwiseWeightShape(d, c int) []int {
 // [C, 3, ..., 3] (one 3 per spatial axis; DepthwiseWeightShape), bias [C]
 // or nil. The output has x's shape. It is linear in w for fixed x, so
 // DepthwiseConv(x, g, nil) with a gradient g as the weight is the
-// first-order change of the output along g (train.BranchAngles).
+// first-order change of the output along g (model.BranchAngles).
 func (tp *Tape) DepthwiseConv(x, w, bias *Tensor) *Tensor {
 	mustField("DepthwiseConv", x)
 	if !SameShape(w.Shape, DepthwiseWeightShape(x.Dims(), x.Channels())) {

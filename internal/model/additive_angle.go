@@ -1,16 +1,15 @@
-package train
+package model
 
 import (
 	"fmt"
 	"math"
 
-	"uhno/internal/model"
 	"uhno/internal/tensor"
 )
 
 // The branch-parameter gradient-angle diagnostic of the paper (App.
 // "Branch-Parameter Gradient-Angle Diagnostic", App. "Training Dynamics
-// Details") on the flat additive hybrid (model.Additive).
+// Details") on the flat additive hybrid (Additive).
 //
 // The paper's reading and why it needs one. The paper takes, for each
 // matched layer pair l (the l-th spectral convolution and the l-th
@@ -66,27 +65,56 @@ import (
 // it trains to the same bits as one that does not. An angle is NaN when
 // either output change is exactly zero (the angle is then undefined).
 // Errors report inputs that do not fit the model.
-func BranchAngles(m *model.Additive, b tensor.Backend, in, tgt []float32, inShape, tgtShape []int) ([]float64, error) {
+//
+// The angle. The paper's formula takes the cosine of the two flattened
+// gradients, but they have different lengths (2^(d−1)·W²·K0^d·2 real
+// spectral weights against W·3^d depthwise taps), so the inner product is
+// not defined, and no pairing of their entries means anything. uhno compares
+// the two gradients where both act: each layer is linear in its weights, so
+// a gradient g changes the layer's output, to first order, by the same layer
+// applied with g as its weights, δz_F = SpectralConv(h_F; g_F) and
+// δz_G = DepthwiseConv(h_G; g_G) (no bias), on the batch the gradients come
+// from, with h the layers' inputs. θ_l is the angle between δz_F and δz_G,
+// flattened over batch, channels and grid, in degrees in [0, 180]. It
+// does not depend on the loss's scale. At the last layer both branches get the
+// same upstream gradient δ (the paper's reason for not measuring activation
+// gradients), and ⟨δz_F, δz_G⟩ = ⟨J_F J_Fᵀ δ, J_G J_Gᵀ δ⟩: the "different
+// Jacobian structure" of the paper's argument. Gradients are the plain MSE's,
+// raw (not AdamW's step).
+//
+// `BranchAngles(m, backend, in, tgt, inShape, tgtShape)` runs forward, MSE
+// and backward on its own tape, then one SpectralConv and one DepthwiseConv
+// per pair. It clears the model's gradient buffer before and after and
+// touches nothing else, so a run that calls it between steps trains to the
+// same bits as one that does not (tested over three AdamW steps). Its tests
+// also cover: a hand-built one-channel network on a constant field whose
+// angles are known in closed form (0 and 180, with the sign of one mixer and
+// of the prediction error flipped); a reference that rebuilds the layers'
+// inputs from the named parameters; invariance to scaling the loss; and
+// range. The CPU op has finite-difference checks in 1D–3D and a naive
+// reference; the CUDA kernels (`kernels/depthwise.cu`) are tested against it
+// under the emulator, in every thread order too.
+func BranchAngles(m *Additive, b tensor.Backend, in, tgt []float32, inShape, tgtShape []int) ([]float64, error) {
 	return branchAngles(m, b, in, tgt, inShape, tgtShape, 1)
 }
 
 // branchAngles is BranchAngles with the loss multiplied by lossScale (the
 // tests check that the angles do not depend on it).
-func branchAngles(m *model.Additive, b tensor.Backend, in, tgt []float32, inShape, tgtShape []int, lossScale float32) ([]float64, error) {
+func branchAngles(m *Additive, b tensor.Backend, in, tgt []float32, inShape, tgtShape []int, lossScale float32) ([]float64, error) {
 	s := m.Spec()
 	switch {
 	case len(inShape) != s.Dim+2 || inShape[1] != s.InChannels:
-		return nil, fmt.Errorf("train: branch angles: input shape %v, want [batch, %d, %d grid axes]", inShape, s.InChannels, s.Dim)
+		return nil, fmt.Errorf("model: branch angles: input shape %v, want [batch, %d, %d grid axes]", inShape, s.InChannels, s.Dim)
 	case len(tgtShape) != len(inShape) || tgtShape[0] != inShape[0] || tgtShape[1] != s.OutChannels ||
 		!tensor.SameShape(tgtShape[2:], inShape[2:]):
-		return nil, fmt.Errorf("train: branch angles: target shape %v does not fit input %v with %d output channels", tgtShape, inShape, s.OutChannels)
+		return nil, fmt.Errorf("model: branch angles: target shape %v does not fit input %v with %d output channels", tgtShape, inShape, s.OutChannels)
 	case inShape[0] < 1:
-		return nil, fmt.Errorf("train: branch angles: empty batch %v", inShape)
+		return nil, fmt.Errorf("model: branch angles: empty batch %v", inShape)
 	case len(in) != tensor.Numel(inShape) || len(tgt) != tensor.Numel(tgtShape):
-		return nil, fmt.Errorf("train: branch angles: %d input and %d target values for shapes %v and %v", len(in), len(tgt), inShape, tgtShape)
+		return nil, fmt.Errorf("model: branch angles: %d input and %d target values for shapes %v and %v", len(in), len(tgt), inShape, tgtShape)
 	}
 	if err := m.CheckGrid(inShape[2:]); err != nil {
-		return nil, fmt.Errorf("train: branch angles: %w", err)
+		return nil, fmt.Errorf("model: branch angles: %w", err)
 	}
 	p := m.Params()
 	p.ZeroGrad()

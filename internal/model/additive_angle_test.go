@@ -1,4 +1,4 @@
-package train
+package model
 
 import (
 	"math"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"uhno/internal/cpu"
-	"uhno/internal/model"
 	"uhno/internal/tensor"
 	"uhno/internal/tensor/gradcheck"
 )
@@ -36,7 +35,7 @@ func TestAngleDegrees(t *testing.T) {
 }
 
 // setParam fills the named parameter of m with v.
-func setParam(t *testing.T, b tensor.Backend, m *model.Additive, name string, v ...float32) {
+func setParam(t *testing.T, b tensor.Backend, m *Additive, name string, v ...float32) {
 	t.Helper()
 	p := m.Params().Lookup(name)
 	if p == nil {
@@ -71,8 +70,8 @@ func setParam(t *testing.T, b tensor.Backend, m *model.Additive, name string, v 
 // is 180.
 func TestBranchAnglesKnownAnswer(t *testing.T) {
 	b := cpu.New(2)
-	s := model.AdditiveSpec{Dim: 1, InChannels: 1, OutChannels: 1, Width: 1, K0: 2, Blocks: 2, ProjHidden: 1}
-	m, err := model.NewAdditive(b, s, 1)
+	s := AdditiveSpec{Dim: 1, InChannels: 1, OutChannels: 1, Width: 1, K0: 2, Blocks: 2, ProjHidden: 1}
+	m, err := NewAdditive(b, s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +125,10 @@ func TestBranchAnglesKnownAnswer(t *testing.T) {
 
 // randomAdditive is a small flat additive hybrid with PyTorch's
 // initialisation and a random batch for it.
-func randomAdditive(t *testing.T, b tensor.Backend, dim int, seed uint64) (*model.Additive, []float32, []float32, []int, []int) {
+func randomAdditive(t *testing.T, b tensor.Backend, dim int, seed uint64) (*Additive, []float32, []float32, []int, []int) {
 	t.Helper()
-	s := model.AdditiveSpec{Dim: dim, InChannels: 2, OutChannels: 1, Width: 6, K0: 4, Blocks: 4, ProjHidden: 8}
-	m, err := model.NewAdditive(b, s, seed)
+	s := AdditiveSpec{Dim: dim, InChannels: 2, OutChannels: 1, Width: 6, K0: 4, Blocks: 4, ProjHidden: 8}
+	m, err := NewAdditive(b, s, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +244,7 @@ func TestBranchAnglesScaleInvariant(t *testing.T) {
 // that does not.
 func TestBranchAnglesLeavesTrainingAlone(t *testing.T) {
 	b := cpu.New(2)
-	flat := func(m *model.Additive) (w, g []float32) {
+	flat := func(m *Additive) (w, g []float32) {
 		data, grad, n := m.Params().Flat()
 		w, g = make([]float32, n), make([]float32, n)
 		b.Download(w, data)
