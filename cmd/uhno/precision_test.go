@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"uhno/internal/experiment"
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -38,7 +38,7 @@ func TestTrainPrecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec experiment.BuildRecord
+	var rec runrec.BuildRecord
 	if err := json.Unmarshal(st.Build, &rec); err != nil || rec.Precision != "fp32" {
 		t.Fatalf("build record: precision %q, %v", rec.Precision, err)
 	}

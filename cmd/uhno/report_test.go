@@ -185,3 +185,23 @@ func TestReportCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestReportWidthNote: a U-HNO run that --params scaled (built with C0 8
+// where its configuration says 4) is reported with the width it was
+// built with, read from the build record today's uhno train writes.
+func TestReportWidthNote(t *testing.T) {
+	dataDir, run, out := t.TempDir(), filepath.Join(t.TempDir(), "run"), t.TempDir()
+	if code, _, stderr := execute(t, tinyTrain(dataDir, "--steps", "2", "--params", "50k", "--out", run)...); code != 0 {
+		t.Fatalf("train: code %d, %s", code, stderr)
+	}
+	if code, _, stderr := execute(t, "report", "--runs", run, "--out", out); code != 0 {
+		t.Fatalf("report: code %d, %s", code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "model.c0 4, model.k0 8, spar.rho0 0.3 (built with C0 8: --params scaled it)"; !strings.Contains(string(raw), want) {
+		t.Errorf("report.md lacks %q:\n%s", want, raw)
+	}
+}

@@ -1,16 +1,13 @@
 package dynamics
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -74,35 +71,19 @@ type logHead struct {
 // Series.Torn set. Records of other probes, and kinds this version does
 // not know, are counted in Series.Skipped.
 func Read(logPath string) (*Series, error) {
-	f, err := os.Open(logPath)
+	s := &Series{Path: logPath, Skipped: map[string]int{}}
+	records := 0
+	torn, err := runrec.ScanLog(logPath, func(_ int, line []byte) error {
+		if err := s.add(line); err != nil {
+			return err
+		}
+		records++
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("dynamics: %w", err)
 	}
-	defer f.Close()
-	s := &Series{Path: logPath, Skipped: map[string]int{}}
-	r := bufio.NewReaderSize(f, 1<<16)
-	records := 0
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("dynamics: %s:%d: %w", logPath, n, err)
-		}
-		last := errors.Is(err, io.EOF)
-		if text := bytes.TrimSpace(line); len(text) > 0 {
-			if perr := s.add(text); perr != nil {
-				if last && !bytes.HasSuffix(line, []byte("\n")) && !json.Valid(text) {
-					s.Torn = true
-				} else {
-					return nil, fmt.Errorf("dynamics: %s:%d: %w", logPath, n, perr)
-				}
-			} else {
-				records++
-			}
-		}
-		if last {
-			break
-		}
-	}
+	s.Torn = torn
 	if records == 0 {
 		return nil, fmt.Errorf("dynamics: %s: no records (is it a uhno training log?)", logPath)
 	}

@@ -15,6 +15,7 @@ import (
 	"uhno/internal/eval"
 	"uhno/internal/model"
 	"uhno/internal/runlock"
+	"uhno/internal/runrec"
 )
 
 // AblateOptions are the inputs of an ablation or sweep (`uhno ablate`).
@@ -202,7 +203,7 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 	// The data, once: generated on first use as uhno train does; its plan
 	// fixes the model's channels, so every entry's size can be printed
 	// before anything trains.
-	path, stride, dataDir, err := trainData(ctx, cfg0, &base, BuildRecord{})
+	path, stride, dataDir, err := trainData(ctx, cfg0, &base, runrec.BuildRecord{})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"uhno/internal/eval"
 	"uhno/internal/eval/figure"
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -36,20 +36,15 @@ func readEvalCache(dir string, lastStep, steps, trajs int, opts *AblateOptions) 
 // trainSeconds is the training time recorded in a run's log (the last
 // record's elapsed_s), 0 when the log cannot be read.
 func trainSeconds(dir string) float64 {
-	f, err := os.Open(filepath.Join(dir, train.LogFile))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
 	var last float64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
+	// Lenient: a line that does not decode is passed over.
+	_, _ = runrec.ScanLog(filepath.Join(dir, train.LogFile), func(_ int, line []byte) error {
 		var r train.LogRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && (r.Kind == train.KindTrain || r.Kind == train.KindVal) {
+		if json.Unmarshal(line, &r) == nil && (r.Kind == train.KindTrain || r.Kind == train.KindVal) {
 			last = r.ElapsedSec
 		}
-	}
+		return nil
+	})
 	return last
 }
 

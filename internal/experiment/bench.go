@@ -16,6 +16,7 @@ import (
 	"uhno/internal/cpu"
 	"uhno/internal/model"
 	"uhno/internal/progress"
+	"uhno/internal/runrec"
 	"uhno/internal/tensor"
 	"uhno/internal/train"
 )
@@ -293,7 +294,7 @@ func benchCase(e benchEntry, opts *BenchOptions, be tensor.Backend) (bench.Case,
 		return bench.Case{}, "", fmt.Errorf("bench: %s: %w", e.Task, err)
 	}
 	in, out := Channels(cfg)
-	rec := BuildRecord{Record: model.Record{Model: e.Model}}
+	rec := runrec.BuildRecord{Record: model.Record{Model: e.Model}}
 	m, desc, err := buildModel(cfg, in, out, modelChoice{opts.Params, opts.Width}, &rec, be)
 	if err != nil {
 		return bench.Case{}, "", err

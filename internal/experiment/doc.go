@@ -22,7 +22,7 @@
 // and the backend of its build (CPU, CUDA, emulator). What it supplies
 // through Configure functions: a fresh run's configuration (a resume
 // takes its checkpoint's). Every model is planned and built through
-// internal/model's registry; a checkpoint's BuildRecord holds the
+// internal/model's registry; a checkpoint's runrec.BuildRecord holds the
 // model's {model, spec} record (model.Record, older records upgraded on
 // read) beside the data file, its fingerprint, the normalisation
 // statistics, the run control and the precision.

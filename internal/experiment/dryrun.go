@@ -14,6 +14,7 @@ import (
 	"uhno/internal/config"
 	"uhno/internal/datagen"
 	"uhno/internal/model"
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -48,7 +49,7 @@ func DryRun(ctx context.Context, cfg config.Config, opts DryRunOptions) error {
 	// The model is built on a Planner: no memory, no initial values, so
 	// even U-HNO at 128^3 (845M parameters) is planned in an instant.
 	pl := &bench.Planner{}
-	rec := BuildRecord{Record: model.Record{Model: opts.Model}}
+	rec := runrec.BuildRecord{Record: model.Record{Model: opts.Model}}
 	m, desc, err := buildModel(cfg, in, out, modelChoice{opts.Params, opts.Width}, &rec, pl)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
 	"uhno/internal/model"
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -50,7 +51,7 @@ func BenchmarkDynamics(b *testing.B) {
 	}
 	defer closeB()
 	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
-	rec := BuildRecord{Record: model.Record{Model: "uhno"}}
+	rec := runrec.BuildRecord{Record: model.Record{Model: "uhno"}}
 	m, _, err := buildModel(cfg, in, out, modelChoice{Params: "0.62M"}, &rec, backend)
 	if err != nil {
 		b.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"uhno/internal/eval"
 	"uhno/internal/progress"
 	"uhno/internal/runlock"
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -77,7 +78,7 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 	type loaded struct {
 		path, dir string
 		st        train.State
-		rec       BuildRecord
+		rec       runrec.BuildRecord
 	}
 	var cks []loaded
 	for _, path := range opts.Checkpoints {
@@ -313,7 +314,7 @@ func runDynamics(stepDir, label string, warn io.Writer) (dynamics.Run, bool) {
 // sameEvalData refuses to put two checkpoints side by side when they were
 // trained on different data, splits or sampling: their test sets or inputs
 // would differ. The error names both sides.
-func sameEvalData(dirA string, a config.Config, ra BuildRecord, dirB string, b config.Config, rb BuildRecord) error {
+func sameEvalData(dirA string, a config.Config, ra runrec.BuildRecord, dirB string, b config.Config, rb runrec.BuildRecord) error {
 	diff := func(key string, va, vb any) error {
 		return fmt.Errorf("eval: checkpoints %s and %s differ in %s (%v vs %v); evaluate them separately", dirA, dirB, key, va, vb)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"uhno/internal/config"
 	"uhno/internal/model"
+	"uhno/internal/runrec"
 	"uhno/internal/tensor"
 )
 
@@ -80,7 +81,7 @@ func uhnoSpec(cfg config.Config, in, out int, params string) (model.Spec, error)
 // planned through the model registry and recorded in rec) or the one rec
 // describes on resume, eval or predict, and describes it in one line with
 // its parameter count.
-func buildModel(cfg config.Config, in, out int, choice modelChoice, rec *BuildRecord, b tensor.Backend) (model.Model, string, error) {
+func buildModel(cfg config.Config, in, out int, choice modelChoice, rec *runrec.BuildRecord, b tensor.Backend) (model.Model, string, error) {
 	if rec.Spec == nil { // a fresh run: plan the record
 		r, err := PlanRecord(cfg, rec.Model, in, out, choice.Params, choice.Width)
 		if err != nil {

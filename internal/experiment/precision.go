@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"uhno/internal/runrec"
 	"uhno/internal/tensor"
 )
 
@@ -19,7 +20,7 @@ import (
 // quietly stays fp32 there, with one line saying so.
 //
 // The precision changes the arithmetic, so it is part of the run: it is
-// recorded in the checkpoint's build record (BuildRecord.Precision) and a
+// recorded in the checkpoint's build record (runrec.BuildRecord.Precision) and a
 // resume keeps it. --precision on --resume is accepted only when it names
 // the recorded value; a checkpoint of an older uhno records none and was
 // trained in fp32. A bf16 run cannot be resumed on the CPU backend.
@@ -73,7 +74,7 @@ func choosePrecision(task, flag string, autocast, resume bool, recorded string) 
 // setPrecision chooses the run's precision (choosePrecision), sets it on
 // the backend, records it in rec and prints what was chosen when it is
 // bf16 or a note is due.
-func setPrecision(be tensor.Backend, task, flag string, resume bool, rec *BuildRecord, out io.Writer) error {
+func setPrecision(be tensor.Backend, task, flag string, resume bool, rec *runrec.BuildRecord, out io.Writer) error {
 	ps, autocast := be.(PrecisionSetter)
 	p, note, err := choosePrecision(task, flag, autocast, resume, rec.Precision)
 	if err != nil {

@@ -11,10 +11,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	cpub "uhno/internal/cpu"
 
 	"golang.org/x/sys/cpu"
 
-	cpub "uhno/internal/cpu"
+	"uhno/internal/runrec"
 	"uhno/internal/tensor"
 	"uhno/internal/tensor/gradcheck"
 	"uhno/internal/train"
@@ -31,7 +32,7 @@ var oldCheckpoints = []string{"uhno", "fno", "additive", "gno"}
 // forwardDigest loads the checkpoint at dir into the model its build
 // record describes and hashes the model's forward output on a fixed
 // input, as the old uhno did when it wrote digests.json.
-func forwardDigest(t *testing.T, dir string, rec BuildRecord) string {
+func forwardDigest(t *testing.T, dir string, rec runrec.BuildRecord) string {
 	t.Helper()
 	st, ck, err := train.ReadState(dir)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"uhno/internal/config"
 	"uhno/internal/eval"
 	"uhno/internal/model"
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -56,11 +57,10 @@ func RunState(dir string, cfg config.Config, rec model.Record) (State, error) {
 	if key := configDiff(st.Config, cfg); key != "" {
 		return 0, other("configuration key " + key)
 	}
-	var have BuildRecord
-	if err := json.Unmarshal(st.Build, &have); err != nil || have.Model == "" {
+	have, err := runrec.DecodeRecord(ck, st.Build)
+	if err != nil {
 		return 0, other("not a run of uhno train")
 	}
-	have.Upgrade()
 	if have.Model != rec.Model {
 		return 0, other(fmt.Sprintf("model %s, not %s", have.Model, rec.Model))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"uhno/internal/config"
 	"uhno/internal/data"
+	"uhno/internal/runrec"
 )
 
 // taskData is a task's data file opened as training sees it: the dataset,
@@ -23,7 +24,7 @@ type taskData struct {
 
 // statsFrom says where openTaskData takes the normalisation statistics
 // from. A run records the statistics it trained with in its build record
-// (BuildRecord.Stats), so every command that opens the run (eval, a
+// (runrec.BuildRecord.Stats), so every command that opens the run (eval, a
 // resume, ablate's evaluations, predict) normalises exactly as training
 // did without looking anywhere else: a run trained on --data ./data and
 // evaluated on another machine, or with another HOME, finds everything it
@@ -111,7 +112,7 @@ func freshSidecar(path, dataDir string) string {
 // recorded; for a checkpoint of an older uhno, which did not record them,
 // the sidecars freshSidecar would have written beside the data or in
 // dataDir (looked up, never written), else computed in memory.
-func runStats(rec BuildRecord, dataDir string) statsFrom {
+func runStats(rec runrec.BuildRecord, dataDir string) statsFrom {
 	if rec.Stats != nil {
 		return statsFrom{Recorded: rec.Stats}
 	}

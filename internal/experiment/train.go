@@ -16,6 +16,7 @@ import (
 	"uhno/internal/dist"
 	"uhno/internal/model"
 	"uhno/internal/runlock"
+	"uhno/internal/runrec"
 	"uhno/internal/tensor"
 	"uhno/internal/train"
 )
@@ -70,9 +71,9 @@ type TrainOptions struct {
 }
 
 // controlOf returns the run-control settings of opts.
-func controlOf(opts *TrainOptions) *RunControl {
+func controlOf(opts *TrainOptions) *runrec.RunControl {
 	every := opts.DynamicsEvery
-	return &RunControl{LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
+	return &runrec.RunControl{LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
 		Keep: opts.Keep, Threads: opts.Threads, Graph: opts.Graph,
 		DynamicsEvery: &every, DynamicsTrajs: opts.DynamicsTrajs}
 }
@@ -82,7 +83,7 @@ func controlOf(opts *TrainOptions) *RunControl {
 // gives it, printing one line for each recorded value so overridden.
 // Without a record (a checkpoint of an older version) the flags' values
 // are used, and a line says so.
-func resumeControl(opts *TrainOptions, ckDir string, rec *RunControl) {
+func resumeControl(opts *TrainOptions, ckDir string, rec *runrec.RunControl) {
 	if rec == nil {
 		fmt.Fprintf(opts.Out, "resume: checkpoint %s records no run-control settings (an older uhno); using --log-every %d --val-every %d --ckpt-every %d --keep %d\n",
 			ckDir, opts.LogEvery, opts.ValEvery, opts.CkptEvery, opts.Keep)
@@ -175,7 +176,7 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	var (
 		err    error
 		cfg    config.Config
-		rec    BuildRecord
+		rec    runrec.BuildRecord
 		runDir = opts.Dir
 		ckDir  string
 		extend bool // --resume with a longer --steps
@@ -426,7 +427,7 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 // the data directory: a resumed run's recorded file; else a PDEBench file
 // indexed by `uhno datagen --pdebench` (<data dir>/<task>.pdebench.json);
 // else the generated file, generating it on first use.
-func trainData(ctx context.Context, cfg config.Config, opts *TrainOptions, rec BuildRecord) (path string, stride int, dir string, err error) {
+func trainData(ctx context.Context, cfg config.Config, opts *TrainOptions, rec runrec.BuildRecord) (path string, stride int, dir string, err error) {
 	dir = opts.DataDir
 	if dir == "" {
 		if dir, err = datagen.DefaultDir(); err != nil {

@@ -3,6 +3,8 @@ package experiment
 import (
 	"bytes"
 	"testing"
+
+	"uhno/internal/runrec"
 )
 
 // TestResumeControlDynamics: a checkpoint of an older uhno records no
@@ -12,17 +14,17 @@ func TestResumeControlDynamics(t *testing.T) {
 	zero, five := 0, 5
 	tests := []struct {
 		name       string
-		rec        RunControl
+		rec        runrec.RunControl
 		given      map[string]bool
 		every      int // the flag's value
 		wantEvery  int
 		wantTrajs  int
 		wantOutput string
 	}{
-		{"older checkpoint", RunControl{Keep: 2}, nil, 200, 200, 128, ""},
-		{"recorded off", RunControl{Keep: 2, DynamicsEvery: &zero, DynamicsTrajs: 128}, nil, 200, 0, 128, ""},
-		{"recorded", RunControl{Keep: 2, DynamicsEvery: &five, DynamicsTrajs: 16}, nil, 200, 5, 16, ""},
-		{"overridden", RunControl{Keep: 2, DynamicsEvery: &five, DynamicsTrajs: 16}, map[string]bool{"dynamics-every": true}, 50, 50, 16,
+		{"older checkpoint", runrec.RunControl{Keep: 2}, nil, 200, 200, 128, ""},
+		{"recorded off", runrec.RunControl{Keep: 2, DynamicsEvery: &zero, DynamicsTrajs: 128}, nil, 200, 0, 128, ""},
+		{"recorded", runrec.RunControl{Keep: 2, DynamicsEvery: &five, DynamicsTrajs: 16}, nil, 200, 5, 16, ""},
+		{"overridden", runrec.RunControl{Keep: 2, DynamicsEvery: &five, DynamicsTrajs: 16}, map[string]bool{"dynamics-every": true}, 50, 50, 16,
 			"resume: --dynamics-every 50 overrides the run's 5\n"},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,7 @@ import (
 	"uhno/internal/bench"
 	"uhno/internal/config"
 	"uhno/internal/eval"
+	"uhno/internal/runrec"
 	"uhno/internal/train"
 )
 
@@ -64,7 +65,8 @@ type ablationInput struct {
 type trainInput struct {
 	dir   string
 	state train.State
-	ckpt  string // the checkpoint directory the state came from
+	rec   runrec.BuildRecord // zero when the checkpoint's record does not decode
+	ckpt  string             // the checkpoint directory the state came from
 	log   []train.LogRecord
 }
 
@@ -327,38 +329,34 @@ func (in *inputs) readBench(path string, raw []byte) error {
 	return nil
 }
 
-// readTrain reads a training run: its latest checkpoint's state and its
-// log.
+// readTrain reads a training run: its latest checkpoint's state and
+// build record, and its log (runrec).
 func (in *inputs) readTrain(dir string) error {
 	st, ckpt, err := train.ReadState(dir)
 	if err != nil {
 		return fmt.Errorf("report: training run %s: %s", dir, strings.TrimPrefix(err.Error(), "train: "))
 	}
+	// A run whose record does not decode is still reported; it only
+	// lacks the notes the record gives (the width U-HNO was built with).
+	rec, _ := runrec.DecodeRecord(ckpt, st.Build)
 	path := filepath.Join(dir, train.LogFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("report: %s: %v", path, err)
-	}
 	var log []train.LogRecord
-	lines := bytes.Split(raw, []byte{'\n'})
-	for i, line := range lines {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
+	_, err = runrec.ScanLog(path, func(_ int, line []byte) error {
 		var r train.LogRecord
 		if err := json.Unmarshal(line, &r); err != nil {
-			if i == len(lines)-1 && !json.Valid(line) {
-				break // a last line without its newline: a run still writing it
-			}
-			msg := strings.Replace(jsonError(line, err), "at line 1, column", "at column", 1)
-			return fmt.Errorf("report: %s: line %d: %s; want the JSON-lines log of uhno train", path, i+1, msg)
+			return errors.New(strings.Replace(jsonError(line, err), "at line 1, column", "at column", 1))
 		}
 		if r.Kind == train.KindTrain || r.Kind == train.KindVal { // others (probe records) are for package dynamics
 			log = append(log, r)
 		}
+		return nil
+	})
+	if le := (*runrec.LineError)(nil); errors.As(err, &le) {
+		return fmt.Errorf("report: %s: line %d: %v; want the JSON-lines log of uhno train", le.Path, le.Line, le.Err)
+	} else if err != nil {
+		return fmt.Errorf("report: %s: %v", path, err)
 	}
-	in.trains = append(in.trains, trainInput{dir: dir, state: st, ckpt: ckpt, log: log})
+	in.trains = append(in.trains, trainInput{dir: dir, state: st, rec: rec, ckpt: ckpt, log: log})
 	in.used = append(in.used, Input{Path: dir, File: path, Kind: KindTrain})
 	return nil
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -84,7 +83,7 @@ func (b *builder) trainSection(runs []trainInput) error {
 		if t.state.Model != "fno" {
 			b.printf(", model.ablation %s, model.levels %d, model.c0 %d, model.k0 %d, spar.rho0 %g", c.Model.Ablation, c.Model.Levels, c.Model.C0, c.Model.K0, c.SPAR.Rho0)
 		}
-		if c0, ok := builtC0(t.state.Build); ok && c0 != c.Model.C0 {
+		if c0, ok := t.rec.UHNOWidth(); ok && c0 != c.Model.C0 {
 			b.printf(" (built with C0 %d: --params scaled it)", c0)
 		}
 		b.printf(", loss.lambda_h1 %g, loss.lambda_cbc %g, optim.steps %d, optim.warmup %d, optim.batch %d, optim.lr %g, seed %d; command not recorded\n",
@@ -111,17 +110,4 @@ func duration(s float64) string {
 		return fmt.Sprintf("%.1f min", s/60)
 	}
 	return fmt.Sprintf("%.2f h", s/3600)
-}
-
-// builtC0 is the width C0 of the U-HNO a run actually built (the build
-// record of uhno train: the configuration's model.c0 scaled by --params),
-// false when the record holds no U-HNO spec.
-func builtC0(raw json.RawMessage) (int, bool) {
-	var rec struct {
-		UHNO *struct{ C0 int } `json:"uhno"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &rec) != nil || rec.UHNO == nil {
-		return 0, false
-	}
-	return rec.UHNO.C0, true
 }

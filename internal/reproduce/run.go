@@ -814,4 +814,3 @@ func (o *RunOptions) notes(g *Grid, runs []*planned, about string, extra []strin
 	}
 	return b.String()
 }
-
