@@ -24,7 +24,7 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"--batch", "-1"}, "bench: --warmup, --batch, --grid, --threads and --op-times must not be negative"},
 		{[]string{"--op-times", "-2"}, "bench: --warmup, --batch, --grid, --threads and --op-times must not be negative"},
 		{[]string{"--task", "burger"}, `bench: --task "burger": want one of burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock`},
-		{[]string{"--params", "lots"}, `bench: --params: model: parameter count "lots": want a positive number with an optional k or M suffix, such as 0.62M`},
+		{[]string{"--params", "lots"}, `bench: --params: model: parameter count "lots": want a positive number with an optional k or M suffix, such as 0.62M (or "text": Tab. per-task-hp)`},
 		{[]string{"--preset", "cost-spar", "--mode", "F"}, "bench: --mode does not apply to preset cost-spar, which compares modes full and F"},
 		{[]string{"--preset", "cost-spar", "--model", "fno"}, "bench: preset cost-spar has no fno rows: it compares U-HNO's modes full and F"},
 		{[]string{"--preset", "burgers", "--task", "ns2d"}, "bench: preset burgers has no ns2d rows; drop --preset to measure ns2d at its own shape"},

@@ -42,6 +42,14 @@ type TaskSpec struct {
 	Uses []string
 	// Optional lists the keys of Uses that may be left unset.
 	Optional []string
+	// Precision is the precision a run takes by default on a backend with
+	// bf16 autocast ("" is float32): "bf16" for 3D-CFD, as the paper
+	// trains it (Tab. 3d-config: torch.amp.autocast bf16).
+	Precision string
+	// PaperMemory is the paper's statement of a training step's memory,
+	// which `uhno train --dry-run` prints beside its own plan ("" when
+	// the paper gives none).
+	PaperMemory string
 	// HP is the task's row of Tab. per-task-hp: the U-HNO the paper's
 	// text trains (`--params text` holds a configuration to it). A regime
 	// has the row of the task it is a regime of.
@@ -132,9 +140,20 @@ func paperTasks() []TaskSpec {
 			Summary: "-div(a grad u) = f on [0,1]^2: static coefficient-to-solution map (PDEBench)",
 			Uses:    []string{"pde.forcing"}},
 		{Name: "cfd3d", HP: PaperHP{3, 24, 12, 3, 1e-3, 5e-3}, Title: "3D-CFD-M1.0Rand", Dim: 3, Source: SourcePDEBench, Boundary: "periodic",
-			Summary: "compressible Navier-Stokes at Mach 1.0 on [0,1]^3, 5 channels (PDEBench)",
-			Uses:    []string{"pde.mach", "pde.eta", "pde.zeta", "pde.gamma", "pde.t_end"}},
+			Summary:   "compressible Navier-Stokes at Mach 1.0 on [0,1]^3, 5 channels (PDEBench)",
+			Uses:      []string{"pde.mach", "pde.eta", "pde.zeta", "pde.gamma", "pde.t_end"},
+			Precision: "bf16", PaperMemory: "the paper (Tab. 3d-config): 12.5 GB per GPU at 128^3, C0 24, K0 12, batch 1, bf16 autocast"},
 	}
+}
+
+// PaperTaskNames returns the names of the paper's eight tasks in its
+// order: the columns of its Tabs. main-acc and main-acc-h1.
+func PaperTaskNames() []string {
+	var names []string
+	for _, s := range Tasks() {
+		names = append(names, s.Name)
+	}
+	return names
 }
 
 // TaskNames returns the names --task accepts: the paper's eight tasks in

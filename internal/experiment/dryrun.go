@@ -144,8 +144,8 @@ func dryRunMemory(w io.Writer, cfg config.Config, pl *bench.Planner, m model.Mod
 	}
 	fmt.Fprintf(w, "  %-14s %12s %12s\n", "other", gib(plan.Other.Forward), gib(plan.Other.Backward))
 	fmt.Fprintf(w, "  peak %s in float32, %s with the tape in bf16 (float32 master weights, gradients and AdamW)\n", gib(plan.Peak), gib(plan.PeakBF16))
-	if cfg.Task == "cfd3d" {
-		fmt.Fprintln(w, "  the paper (Tab. 3d-config): 12.5 GB per GPU at 128^3, C0 24, K0 12, batch 1, bf16 autocast")
+	if spec, err := config.LookupTask(cfg.Task); err == nil && spec.PaperMemory != "" {
+		fmt.Fprintln(w, "  "+spec.PaperMemory)
 	}
 	if cfg.Dim != 3 {
 		return plan.Peak, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"uhno/internal/config"
 	"uhno/internal/runrec"
 	"uhno/internal/tensor"
 )
@@ -63,10 +64,13 @@ func choosePrecision(task, flag string, autocast, resume bool, recorded string) 
 		return "", "", fmt.Errorf("train: --precision bf16 needs the CUDA backend (bin/uhno-cuda); the CPU backend computes in float32")
 	case flag != "":
 		return flag, "", nil
-	case task == "cfd3d" && autocast:
-		return precisionBF16, "", nil
-	case task == "cfd3d":
-		return precisionFP32, "precision: fp32 (the CPU backend computes in float32; cfd3d's default, bf16 autocast, needs bin/uhno-cuda)", nil
+	}
+	// The task's default (config.TaskSpec.Precision: bf16 for cfd3d).
+	if spec, err := config.LookupTask(task); err == nil && spec.Precision == precisionBF16 {
+		if autocast {
+			return precisionBF16, "", nil
+		}
+		return precisionFP32, fmt.Sprintf("precision: fp32 (the CPU backend computes in float32; %s's default, bf16 autocast, needs bin/uhno-cuda)", task), nil
 	}
 	return precisionFP32, "", nil
 }

@@ -44,6 +44,10 @@ func (p Plan) fullCount() int {
 // Builder is how one model is registered: S is its spec type, M its
 // model type.
 type Builder[S any, M Model] struct {
+	// Paper is the model's name in the paper's tables ("U-HNO", "FNO",
+	// "Conv-FNO", "FNO-wider", ...); empty for a model the paper does
+	// not report (the additive hybrid of the gradient-angle diagnostic).
+	Paper string
 	// AllModes is set for U-HNO, the only model whose network the
 	// ablation modes change; the others take only the loss-only modes
 	// (Mode.LossOnly).
@@ -60,6 +64,7 @@ type Builder[S any, M Model] struct {
 // registered is a Builder with its spec type erased to JSON.
 type registered struct {
 	name     string
+	paper    string
 	allModes bool
 	plan     func(Plan) (json.RawMessage, error)
 	build    func(b tensor.Backend, raw json.RawMessage, seed uint64) (Model, string, error)
@@ -77,7 +82,7 @@ func Register[S any, M Model](name string, b Builder[S, M]) {
 			panic("model: " + name + " registered twice")
 		}
 	}
-	registry = append(registry, registered{name: name, allModes: b.AllModes,
+	registry = append(registry, registered{name: name, paper: b.Paper, allModes: b.AllModes,
 		plan: func(p Plan) (json.RawMessage, error) {
 			s, err := b.Plan(p)
 			if err != nil {
@@ -114,6 +119,25 @@ func lookup(name string) (registered, bool) {
 		}
 	}
 	return registered{}, false
+}
+
+// PaperName is registered model name's name in the paper's tables
+// ("Conv-FNO" for "convfno"), "" for a model the paper does not report
+// or a name not registered (an ablation mode's "uhno-A" included).
+func PaperName(name string) string {
+	r, _ := lookup(name)
+	return r.paper
+}
+
+// ByPaperName is the registered model the paper's tables call paper
+// ("Conv-FNO" gives "convfno"), false when none is.
+func ByPaperName(paper string) (string, bool) {
+	for _, r := range registry {
+		if r.paper != "" && r.paper == paper {
+			return r.name, true
+		}
+	}
+	return "", false
 }
 
 // Registered reports whether name is a registered model.

@@ -66,3 +66,24 @@ func TestModeType(t *testing.T) {
 		t.Error("Label")
 	}
 }
+
+// TestPaperNames: every model the paper reports has its table name, which
+// leads back to it; the additive diagnostic and ablation modes have none.
+func TestPaperNames(t *testing.T) {
+	want := map[string]string{"uhno": "U-HNO", "fno": "FNO", "gno": "GNO", "cno": "CNO", "wno": "WNO", "ffno": "FFNO",
+		"convfno": "Conv-FNO", "loglofno": "LogLo-FNO", "fno-wider": "FNO-wider", "additive": "", "uhno-A": "", "nosuch": ""}
+	for name, paper := range want {
+		if got := PaperName(name); got != paper {
+			t.Errorf("PaperName(%q) = %q, want %q", name, got, paper)
+		}
+		if paper == "" {
+			continue
+		}
+		if back, ok := ByPaperName(paper); !ok || back != name {
+			t.Errorf("ByPaperName(%q) = %q, %v; want %q", paper, back, ok, name)
+		}
+	}
+	if _, ok := ByPaperName(""); ok {
+		t.Error(`ByPaperName("") found a model`)
+	}
+}

@@ -19,7 +19,7 @@ import (
 // gives it: Tab. burgers-ablation for Burgers, Tab. ablation-extra and
 // ablation-extra-h1 for NS-2D and 3D-CFD (no MSE).
 func ablationPaper(task, mode, metric string) (Value, string, bool) {
-	if task == "burgers" {
+	if task == BurgersAblationTask {
 		v, ok := BurgersAblation.Get(mode, metric)
 		return v, BurgersAblation.Label, ok
 	}
@@ -120,17 +120,25 @@ func (b *builder) ablation(a ablationInput) {
 			full = &entries[i]
 		}
 	}
-	hasPaper := task == "burgers" || task == "ns2d" || task == "cfd3d"
+	// The paper's ablation columns: Tab. ablation-extra's tasks, and
+	// Tab. burgers-ablation (its own table, by mode) for the one task whose
+	// column it is.
+	burgersTab := BurgersAblationTask
+	hasPaper := slices.Contains(AblationExtra.Columns, task)
 	item := "Tab. burgers-ablation"
-	if task != "burgers" {
+	if task != burgersTab {
 		item = "Tab. ablation-extra and Tab. ablation-extra-h1"
 	}
 	b.printf("### Ablation, %s\n\n", taskTitle(task))
 	b.ablationSource(a)
 	if !hasPaper {
-		b.printf("The paper reports ablations on Burgers, NS-2D and 3D-CFD only: ours only for %s.\n\n", task)
+		var titles []string
+		for _, t := range AblationExtra.Columns {
+			titles = append(titles, taskTitle(t))
+		}
+		b.printf("The paper reports ablations on %s only: ours only for %s.\n\n", strings.Join(titles, ", "), task)
 	} else {
-		if task == "burgers" {
+		if task == burgersTab {
 			b.printf("Paper values: Tab. burgers-ablation (Tab. ablation-extra's and ablation-extra-h1's Burgers columns repeat its relL2 and relH1).")
 		} else {
 			b.printf("Paper values: %s, %s column. The paper gives no rollout MSE for %s.", item, task, task)
@@ -297,7 +305,7 @@ func (b *builder) coverAblation(a ablationInput, hasPaper bool) {
 	if !hasPaper {
 		by = fmt.Sprintf("%s (%s, ours only: the paper has no %s ablation)", code(a.file), task, task)
 	}
-	if task == "burgers" {
+	if task == BurgersAblationTask {
 		b.cover("Tab. burgers-ablation", by)
 		b.cover("Fig. burgers-ablation-bars", by)
 	}

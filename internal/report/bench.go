@@ -44,7 +44,7 @@ func costKey(r bench.Result) (*Table, string) {
 	case "uhno-" + model.ModeNoSPAR:
 		return &CostSPAR, model.ModeNoSPAR
 	default:
-		if k, ok := baselineKeys[m]; ok {
+		if k := model.PaperName(m); k != "" {
 			return &Cost, k
 		}
 	}

@@ -9,11 +9,8 @@ import (
 	"strings"
 
 	"uhno/internal/eval"
+	"uhno/internal/model"
 )
-
-// baselineKeys are the paper's rows of the six other baselines, by uhno's
-// model name.
-var baselineKeys = map[string]string{"gno": "GNO", "cno": "CNO", "wno": "WNO", "ffno": "FFNO", "convfno": "Conv-FNO", "loglofno": "LogLo-FNO"}
 
 // paperKeys maps each evaluated model to the paper's row: U-HNO (mode
 // full), FNO, FNO-wider for an FNO of at least 2.5 times the parameters
@@ -39,7 +36,7 @@ func paperKeys(ms []eval.ResultsModel) []string {
 				keys[i] = KeyFNOWider
 			}
 		default:
-			keys[i] = baselineKeys[m.Model]
+			keys[i] = model.PaperName(m.Model)
 		}
 	}
 	return keys

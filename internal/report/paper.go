@@ -1,5 +1,7 @@
 package report
 
+import "uhno/internal/config"
+
 // The paper's numbers, transcribed from the LaTeX source of "U-HNO: A
 // U-shaped Hybrid Neural Operator with Sparse-Point Adaptive Routing for
 // Non-stationary PDE Dynamics" (shared/paper/u-hno.tex). Each table cites
@@ -69,10 +71,6 @@ var none *Value
 
 func row(key, name string, cells ...*Value) Row { return Row{Key: key, Name: name, Cells: cells} }
 
-// PaperTasks are the columns of Tab. main-acc and main-acc-h1: the task
-// names of package config, in the paper's order.
-var PaperTasks = []string{"burgers", "ks", "kdv", "adv2d", "ac2d", "ns2d", "darcy", "cfd3d"}
-
 // Row keys of the paper's models.
 const (
 	KeyUHNO     = "U-HNO"
@@ -83,7 +81,7 @@ const (
 // MainAcc is Tab. main-acc (\label{tab:main-acc}): rollout relL2 per model
 // and task with 95% bootstrap intervals.
 var MainAcc = Table{Label: "tab:main-acc", Title: "Rollout relL2 on the eight-task suite",
-	Columns: PaperTasks, Rows: []Row{
+	Columns: config.PaperTaskNames(), Rows: []Row{
 		row("FNO", "FNO", ci(0.1229, 0.120, 0.126), ci(0.4708, 0.462, 0.479), ci(0.2675, 0.259, 0.275), ci(0.0407, 0.039, 0.042), ci(0.0115, 0.011, 0.012), ci(0.0068, 0.0065, 0.0071), ci(0.0082, 0.0080, 0.0084), ci(0.852, 0.836, 0.868)),
 		row("GNO", "GNO", ci(0.1890, 0.184, 0.194), ci(0.5540, 0.542, 0.566), ci(0.3120, 0.303, 0.321), ci(0.0820, 0.080, 0.084), ci(0.0059, 0.0056, 0.0062), ci(0.0095, 0.0091, 0.0099), ci(0.0420, 0.040, 0.044), ci(0.934, 0.915, 0.953)),
 		row("CNO", "CNO", ci(0.2380, 0.230, 0.246), ci(0.6986, 0.680, 0.717), ci(0.1930, 0.186, 0.200), ci(0.0650, 0.063, 0.067), none, ci(0.0072, 0.0068, 0.0076), ci(0.0095, 0.0091, 0.0099), none),
@@ -97,7 +95,7 @@ var MainAcc = Table{Label: "tab:main-acc", Title: "Rollout relL2 on the eight-ta
 // MainAccH1 is Tab. main-acc-h1 (\label{tab:main-acc-h1}): rollout relH1
 // per model and task with 95% bootstrap intervals.
 var MainAccH1 = Table{Label: "tab:main-acc-h1", Title: "Rollout relH1 on the eight-task suite",
-	Columns: PaperTasks, Rows: []Row{
+	Columns: config.PaperTaskNames(), Rows: []Row{
 		row("FNO", "FNO", ci(0.2158, 0.211, 0.221), ci(0.5080, 0.497, 0.519), ci(0.3120, 0.303, 0.321), ci(0.0525, 0.051, 0.054), ci(0.0231, 0.022, 0.024), ci(0.0099, 0.0095, 0.0103), ci(0.0192, 0.0185, 0.0199), ci(0.918, 0.899, 0.937)),
 		row("GNO", "GNO", ci(0.3012, 0.294, 0.309), ci(0.6012, 0.587, 0.615), ci(0.3640, 0.354, 0.374), ci(0.0973, 0.094, 0.101), ci(0.0124, 0.0119, 0.0129), ci(0.0121, 0.0116, 0.0126), ci(0.0530, 0.050, 0.056), ci(1.024, 1.001, 1.047)),
 		row("CNO", "CNO", ci(0.9333, 0.908, 0.958), ci(0.7152, 0.694, 0.736), ci(0.4383, 0.425, 0.452), ci(0.0770, 0.075, 0.079), none, ci(0.0100, 0.0095, 0.0105), ci(0.0201, 0.0194, 0.0208), none),
@@ -183,6 +181,9 @@ var CostSPAR = Table{Label: "tab:cost-spar", Title: "Routing overhead on NS-2D",
 		row("delta", "Δ (absolute)", v(4.540e-04), v(9.175e-04), v(0.6), v(0.5)),
 		row("delta_pct", "Δ (% of Full)", v(0.07), v(0.12), v(13.0), v(12.5)),
 	}}
+
+// BurgersAblationTask is the one task Tab. burgers-ablation is about.
+const BurgersAblationTask = "burgers"
 
 // BurgersAblation is Tab. burgers-ablation (\label{tab:burgers-ablation}):
 // rollout MSE, relL2 and relH1 of Full U-HNO and the modes A-I on Burgers.

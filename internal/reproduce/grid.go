@@ -36,6 +36,8 @@ import (
 	"sort"
 	"strings"
 
+	"uhno/internal/config"
+	"uhno/internal/model"
 	"uhno/internal/report"
 )
 
@@ -44,22 +46,12 @@ import (
 var TableNames = []string{"main-acc", "main-acc-h1", "stability", "spectral", "fno-wider", "ablation-extra", "cost"}
 
 // Models are the paper's eight models of Tab. main-acc, by uhno's model
-// names, in the paper's row order (U-HNO last, as the paper prints it).
-var Models = []string{"fno", "gno", "cno", "wno", "ffno", "convfno", "loglofno", "uhno"}
+// names, in the paper's row order (U-HNO last, as the paper prints it):
+// the table's rows through the model registry's paper names.
+var Models = rowModels(&report.MainAcc)
 
 // Modes are the ablation modes of Tab. ablation-extra besides Full.
 var Modes = []string{"A", "B", "C", "D", "E", "F", "G", "H", "I"}
-
-// modelOfKey maps a report row key ("Conv-FNO") to uhno's model name.
-func modelOfKey(key string) string {
-	switch key {
-	case report.KeyUHNO:
-		return "uhno"
-	case report.KeyFNOWider:
-		return "fno-wider"
-	}
-	return strings.ToLower(strings.ReplaceAll(key, "-", ""))
-}
 
 // Options select the part of the grid to plan.
 type Options struct {
@@ -146,18 +138,21 @@ func taskColumns(t *report.Table) []string {
 	var out []string
 	for _, c := range t.Columns {
 		task, _, _ := strings.Cut(c, "/")
-		if slices.Contains(report.PaperTasks, task) && !slices.Contains(out, task) {
+		if slices.Contains(config.PaperTaskNames(), task) && !slices.Contains(out, task) {
 			out = append(out, task)
 		}
 	}
 	return out
 }
 
-// rowModels returns the models of a paper table's rows.
+// rowModels returns the models of a paper table's rows (model.ByPaperName;
+// a row of no registered model is left out).
 func rowModels(t *report.Table) []string {
 	var out []string
 	for _, r := range t.Rows {
-		out = append(out, modelOfKey(r.Key))
+		if m, ok := model.ByPaperName(r.Key); ok {
+			out = append(out, m)
+		}
 	}
 	return out
 }
@@ -169,7 +164,7 @@ func Plan(o Options) (*Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := selected("tasks", o.Tasks, report.PaperTasks)
+	tasks, err := selected("tasks", o.Tasks, config.PaperTaskNames())
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +237,7 @@ func Plan(o Options) (*Grid, error) {
 		if mi < 0 {
 			mi = len(Models)
 		}
-		return slices.Index(report.PaperTasks, r.Task), mi, slices.Index(Modes, r.Mode)
+		return slices.Index(config.PaperTaskNames(), r.Task), mi, slices.Index(Modes, r.Mode)
 	}
 	sort.SliceStable(g.Runs, func(i, j int) bool {
 		ai, aj, ak := rank(g.Runs[i])
@@ -258,7 +253,7 @@ func Plan(o Options) (*Grid, error) {
 	// One evaluation per task over all its runs but the ablation modes
 	// (evaluated by uhno ablate's pipeline) at the training horizon,
 	// and one at 4x over the stability runs.
-	for _, task := range report.PaperTasks {
+	for _, task := range config.PaperTaskNames() {
 		var all, stab []string
 		for _, r := range g.Runs {
 			if r.Task != task || r.Mode != "" { // the modes: Ablate's evaluation

@@ -113,3 +113,12 @@ func TestPlanRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestModelsInPaperOrder: the grid's models are Tab. main-acc's rows,
+// through the registry's paper names, in the paper's order.
+func TestModelsInPaperOrder(t *testing.T) {
+	want := []string{"fno", "gno", "cno", "wno", "ffno", "convfno", "loglofno", "uhno"}
+	if !slices.Equal(Models, want) {
+		t.Errorf("Models %v, want %v", Models, want)
+	}
+}

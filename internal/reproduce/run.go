@@ -628,7 +628,7 @@ func (o *RunOptions) evaluateTask(ctx context.Context, env experiment.Env, g *Gr
 // gridTasks are the tasks of the grid's runs, in the paper's order.
 func gridTasks(g *Grid) []string {
 	var out []string
-	for _, task := range report.PaperTasks {
+	for _, task := range config.PaperTaskNames() {
 		if slices.ContainsFunc(g.Runs, func(r Cell) bool { return r.Task == task }) {
 			out = append(out, task)
 		}
