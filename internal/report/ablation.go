@@ -106,11 +106,10 @@ func factor(e eval.AblationEntry, full *eval.AblationEntry, metric string) float
 }
 
 // ablation writes one ablation over modes: the raw table, the factors,
-// the bar figure and what they say against the paper.
+// the bar figure and what they say against the paper, in that order.
 func (b *builder) ablation(a ablationInput) {
-	ab := a.ab
-	task := ab.Task
-	entries := slices.Clone(ab.Entries)
+	task := a.ab.Task
+	entries := slices.Clone(a.ab.Entries)
 	sort.SliceStable(entries, func(i, j int) bool {
 		return slices.Index(model.Modes(), entries[i].Mode) < slices.Index(model.Modes(), entries[j].Mode)
 	})
@@ -120,41 +119,54 @@ func (b *builder) ablation(a ablationInput) {
 			full = &entries[i]
 		}
 	}
-	// The paper's ablation columns: Tab. ablation-extra's tasks, and
-	// Tab. burgers-ablation (its own table, by mode) for the one task whose
-	// column it is.
-	burgersTab := BurgersAblationTask
+	// The paper's ablation columns: Tab. ablation-extra's tasks (Tab.
+	// burgers-ablation, by mode, is one of them).
 	hasPaper := slices.Contains(AblationExtra.Columns, task)
-	item := "Tab. burgers-ablation"
-	if task != burgersTab {
-		item = "Tab. ablation-extra and Tab. ablation-extra-h1"
+	b.ablationIntro(a, hasPaper)
+	b.ablationRaw(task, entries)
+	if full == nil {
+		b.printf("No Full entry: no degradation factors.\n\n")
+		b.coverAblation(a, hasPaper)
+		return
 	}
+	facs := b.ablationFactors(task, entries, full)
+	if hasPaper {
+		b.ablationNotes(a, entries, full, facs)
+	}
+	b.ablationBars(task, entries, facs, hasPaper)
+	b.coverAblation(a, hasPaper)
+}
+
+// ablationIntro writes the section's heading, its source and where the
+// paper's values come from (or that it has none for the task).
+func (b *builder) ablationIntro(a ablationInput, hasPaper bool) {
+	task := a.ab.Task
 	b.printf("### Ablation, %s\n\n", taskTitle(task))
 	b.ablationSource(a)
-	if !hasPaper {
+	switch {
+	case !hasPaper:
 		var titles []string
 		for _, t := range AblationExtra.Columns {
 			titles = append(titles, taskTitle(t))
 		}
 		b.printf("The paper reports ablations on %s only: ours only for %s.\n\n", strings.Join(titles, ", "), task)
-	} else {
-		if task == burgersTab {
-			b.printf("Paper values: Tab. burgers-ablation (Tab. ablation-extra's and ablation-extra-h1's Burgers columns repeat its relL2 and relH1).")
-		} else {
-			b.printf("Paper values: %s, %s column. The paper gives no rollout MSE for %s.", item, task, task)
-		}
-		b.printf("\n\n")
+	case task == BurgersAblationTask:
+		b.printf("Paper values: Tab. burgers-ablation (Tab. ablation-extra's and ablation-extra-h1's Burgers columns repeat its relL2 and relH1).\n\n")
+	default:
+		b.printf("Paper values: Tab. ablation-extra and Tab. ablation-extra-h1, %s column. The paper gives no rollout MSE for %s.\n\n", task, task)
 	}
+}
 
-	metrics := eval.AblationMetrics
+// ablationRaw writes every mode's metrics beside the paper's values.
+func (b *builder) ablationRaw(task string, entries []eval.AblationEntry) {
 	heads := []string{"mode", "run", "step", "params"}
-	for _, m := range metrics {
+	for _, m := range eval.AblationMetrics {
 		heads = append(heads, m+", ours", m+", paper")
 	}
 	b.printf("| %s |\n|%s\n", strings.Join(heads, " | "), strings.Repeat("---|", len(heads)))
 	for _, e := range entries {
 		row := []string{e.Label, code(e.Run), fmt.Sprint(e.Step), fmt.Sprint(e.Params)}
-		for _, m := range metrics {
+		for _, m := range eval.AblationMetrics {
 			iv, _ := value(e.Eval, m)
 			p, _, ok := ablationPaper(task, e.Mode, m)
 			row = append(row, ours(iv), paperCell(p, ok))
@@ -162,29 +174,31 @@ func (b *builder) ablation(a ablationInput) {
 		b.printf("| %s |\n", strings.Join(row, " | "))
 	}
 	b.printf("\n")
+}
 
-	if full == nil {
-		b.printf("No Full entry: no degradation factors.\n\n")
-		b.coverAblation(a, hasPaper)
-		return
-	}
+// factorPair is a mode's degradation factor (mode / Full), ours and the
+// paper's (NaN where the paper has none).
+type factorPair struct{ ours, paper float64 }
+
+// ablationFactors writes the degradation factors' table and returns them
+// by metric, then mode.
+func (b *builder) ablationFactors(task string, entries []eval.AblationEntry, full *eval.AblationEntry) map[string]map[string]factorPair {
 	b.printf("Degradation factors (mode / Full; the paper's from its table):\n\n")
-	heads = []string{"mode"}
-	for _, m := range metrics {
+	heads := []string{"mode"}
+	for _, m := range eval.AblationMetrics {
 		heads = append(heads, m+" factor, ours", m+" factor, paper")
 	}
 	b.printf("| %s |\n|%s\n", strings.Join(heads, " | "), strings.Repeat("---|", len(heads)))
-	type pair struct{ ours, paper float64 }
-	facs := map[string]map[string]pair{} // metric -> mode -> factors
-	for _, m := range metrics {
-		facs[m] = map[string]pair{}
+	facs := map[string]map[string]factorPair{}
+	for _, m := range eval.AblationMetrics {
+		facs[m] = map[string]factorPair{}
 	}
 	for _, e := range entries {
 		if e.Mode == "full" {
 			continue
 		}
 		row := []string{e.Label}
-		for _, m := range metrics {
+		for _, m := range eval.AblationMetrics {
 			f := factor(e, full, m)
 			pf := math.NaN()
 			p, _, ok := ablationPaper(task, e.Mode, m)
@@ -192,72 +206,76 @@ func (b *builder) ablation(a ablationInput) {
 			if ok && okR && pr.Mean != 0 {
 				pf = p.Mean / pr.Mean
 			}
-			facs[m][e.Mode] = pair{f, pf}
+			facs[m][e.Mode] = factorPair{f, pf}
 			row = append(row, factorCell(f), factorCell(pf))
 		}
 		b.printf("| %s |\n", strings.Join(row, " | "))
 	}
 	b.printf("\n")
+	return facs
+}
 
-	// What the comparison says.
+// ablationNotes writes what the comparison with the paper says: each mode
+// that beats Full (contradictions), the most damaging change in relL2 and
+// relH1, and the rank correlation of the factors.
+func (b *builder) ablationNotes(a ablationInput, entries []eval.AblationEntry, full *eval.AblationEntry, facs map[string]map[string]factorPair) {
+	task := a.ab.Task
 	where := fmt.Sprintf("ablation, %s (%s)", task, a.file)
 	var notes []string
-	if hasPaper {
-		for _, e := range entries {
-			if e.Mode == "full" {
+	for _, e := range entries {
+		if e.Mode == "full" {
+			continue
+		}
+		var beats []string // "mse (0.31x)", for the summary
+		resolved := 0
+		for _, m := range eval.AblationMetrics {
+			if _, _, ok := ablationPaper(task, e.Mode, m); !ok {
 				continue
 			}
-			var beats []string // "mse (0.31x)", for the summary
-			resolved := 0
-			for _, m := range metrics {
-				if _, _, ok := ablationPaper(task, e.Mode, m); !ok {
-					continue
-				}
-				f := facs[m][e.Mode].ours
-				if !(f < 1) {
-					continue
-				}
-				iv, _ := value(e.Eval, m)
-				fv, _ := value(full.Eval, m)
-				res := "our intervals do not overlap"
-				if !disjoint(iv, fv) {
-					res = "but our intervals overlap, so ours does not resolve it at 95%"
-				} else {
-					resolved++
-				}
-				beats = append(beats, fmt.Sprintf("%s (%s)", m, factorCell(f)))
-				notes = append(notes, b.contradictDetail(where, fmt.Sprintf("%s beats Full U-HNO in %s (factor %s: %s against Full's %s; %s); the paper has Full best on every metric.",
-					e.Label, m, factorCell(f), ours(iv), ours(fv), res)))
+			f := facs[m][e.Mode].ours
+			if !(f < 1) {
+				continue
 			}
-			if len(beats) > 0 {
-				b.summarise(where, fmt.Sprintf("%s beats Full U-HNO in %s, resolved at 95%% in %d of %d; the paper has Full best on every metric.",
-					e.Label, strings.Join(beats, ", "), resolved, len(beats)))
+			iv, _ := value(e.Eval, m)
+			fv, _ := value(full.Eval, m)
+			res := "our intervals do not overlap"
+			if !disjoint(iv, fv) {
+				res = "but our intervals overlap, so ours does not resolve it at 95%"
+			} else {
+				resolved++
+			}
+			beats = append(beats, fmt.Sprintf("%s (%s)", m, factorCell(f)))
+			notes = append(notes, b.contradictDetail(where, fmt.Sprintf("%s beats Full U-HNO in %s (factor %s: %s against Full's %s; %s); the paper has Full best on every metric.",
+				e.Label, m, factorCell(f), ours(iv), ours(fv), res)))
+		}
+		if len(beats) > 0 {
+			b.summarise(where, fmt.Sprintf("%s beats Full U-HNO in %s, resolved at 95%% in %d of %d; the paper has Full best on every metric.",
+				e.Label, strings.Join(beats, ", "), resolved, len(beats)))
+		}
+	}
+	for _, m := range []string{eval.MetricRelL2, eval.MetricRelH1} {
+		var modes []string
+		var xs, ys []float64
+		for _, e := range entries {
+			p, ok := facs[m][e.Mode]
+			if ok && !math.IsNaN(p.ours) && !math.IsNaN(p.paper) {
+				modes = append(modes, e.Mode)
+				xs, ys = append(xs, p.ours), append(ys, p.paper)
 			}
 		}
-		for _, m := range []string{eval.MetricRelL2, eval.MetricRelH1} {
-			var modes []string
-			var xs, ys []float64
-			for _, e := range entries {
-				p, ok := facs[m][e.Mode]
-				if ok && !math.IsNaN(p.ours) && !math.IsNaN(p.paper) {
-					modes = append(modes, e.Mode)
-					xs, ys = append(xs, p.ours), append(ys, p.paper)
-				}
-			}
-			if len(modes) < 2 {
-				continue
-			}
-			io, ip := argmax(xs), argmax(ys)
-			if io != ip {
-				notes = append(notes, b.contradict(where, fmt.Sprintf("in %s the paper's most damaging change is %s (%s); ours is %s (%s), where %s costs %s.",
-					m, modeName(entries, modes[ip]), factorCell(ys[ip]), modeName(entries, modes[io]), factorCell(xs[io]), modes[ip], factorCell(xs[ip]))))
-			} else {
-				notes = append(notes, fmt.Sprintf("Agrees with the paper on the most damaging change in %s: %s (ours %s, paper %s).",
-					m, modeName(entries, modes[io]), factorCell(xs[io]), factorCell(ys[ip])))
-			}
-			if len(modes) >= 3 {
-				notes = append(notes, fmt.Sprintf("Spearman rank correlation of our %s factors with the paper's over %d modes: %.2f.", m, len(modes), spearman(xs, ys)))
-			}
+		if len(modes) < 2 {
+			continue
+		}
+		io, ip := argmax(xs), argmax(ys)
+		if io != ip {
+			notes = append(notes, b.contradict(where, fmt.Sprintf("in %s the paper's most damaging change is %s (%s); ours is %s (%s), where %s costs %s.",
+				m, modeName(entries, modes[ip]), factorCell(ys[ip]), modeName(entries, modes[io]), factorCell(xs[io]), modes[ip], factorCell(xs[ip]))))
+		} else {
+			notes = append(notes, fmt.Sprintf("Agrees with the paper on the most damaging change in %s: %s (ours %s, paper %s).",
+				m, modeName(entries, modes[io]), factorCell(xs[io]), factorCell(ys[ip])))
+		}
+		if len(modes) >= 3 {
+			notes = append(notes, fmt.Sprintf("Spearman rank correlation of our %s factors with the paper's over %d modes: %.2f.", m, len(modes), spearman(xs, ys)))
 		}
 	}
 	for _, n := range notes {
@@ -266,8 +284,11 @@ func (b *builder) ablation(a ablationInput) {
 	if len(notes) > 0 {
 		b.printf("\n")
 	}
+}
 
-	// Fig. burgers-ablation-bars: relL2 and relH1 factor per mode.
+// ablationBars draws Fig. burgers-ablation-bars: relL2 and relH1 factor
+// per mode, the paper's beside ours where it has them.
+func (b *builder) ablationBars(task string, entries []eval.AblationEntry, facs map[string]map[string]factorPair, hasPaper bool) {
 	var groups []string
 	var sL2, sH1, pL2, pH1 []float64
 	for _, e := range entries {
@@ -278,25 +299,25 @@ func (b *builder) ablation(a ablationInput) {
 		sL2, pL2 = append(sL2, facs[eval.MetricRelL2][e.Mode].ours), append(pL2, facs[eval.MetricRelL2][e.Mode].paper)
 		sH1, pH1 = append(sH1, facs[eval.MetricRelH1][e.Mode].ours), append(pH1, facs[eval.MetricRelH1][e.Mode].paper)
 	}
-	if len(groups) > 0 {
-		series := []figure.BarSeries{{Name: "relL2, ours", Values: sL2}}
-		if hasPaper {
-			series = append(series, figure.BarSeries{Name: "relL2, paper", Values: pL2})
-		}
-		series = append(series, figure.BarSeries{Name: "relH1, ours", Values: sH1})
-		if hasPaper {
-			series = append(series, figure.BarSeries{Name: "relH1, paper", Values: pH1})
-		}
-		path, rel := b.figure("ablation_factors_" + task)
-		caption := fmt.Sprintf("Fig. burgers-ablation-bars (%s): relL2 and relH1 of each mode relative to Full U-HNO", task)
-		if hasPaper {
-			caption += ", ours beside the paper's"
-		}
-		caption += "; the dashed line is 1 (no change)."
-		err := figure.Bars(path, fmt.Sprintf("%s ablation: degradation factor (mode / Full)", task), "factor", groups, series, 1)
-		b.wrote(path, rel, caption, err)
+	if len(groups) == 0 {
+		return
 	}
-	b.coverAblation(a, hasPaper)
+	series := []figure.BarSeries{{Name: "relL2, ours", Values: sL2}}
+	if hasPaper {
+		series = append(series, figure.BarSeries{Name: "relL2, paper", Values: pL2})
+	}
+	series = append(series, figure.BarSeries{Name: "relH1, ours", Values: sH1})
+	if hasPaper {
+		series = append(series, figure.BarSeries{Name: "relH1, paper", Values: pH1})
+	}
+	path, rel := b.figure("ablation_factors_" + task)
+	caption := fmt.Sprintf("Fig. burgers-ablation-bars (%s): relL2 and relH1 of each mode relative to Full U-HNO", task)
+	if hasPaper {
+		caption += ", ours beside the paper's"
+	}
+	caption += "; the dashed line is 1 (no change)."
+	err := figure.Bars(path, fmt.Sprintf("%s ablation: degradation factor (mode / Full)", task), "factor", groups, series, 1)
+	b.wrote(path, rel, caption, err)
 }
 
 func (b *builder) coverAblation(a ablationInput, hasPaper bool) {

@@ -327,6 +327,17 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 	}
 	b.printf("\n")
 
+	b.evalNotes(e, item, paperTab, keys, cols, outside)
+}
+
+// evalNotes writes what an evaluation table says against the paper's
+// (paperTab, nil when it has no column for the task): the horizon
+// caveats, the values outside our intervals, the rankings (rankNotes)
+// and crash rates the paper does not have; it also records the table as
+// covered.
+func (b *builder) evalNotes(e evalInput, item string, paperTab *Table, keys []string, cols []metricCol, outside []string) {
+	r := e.res
+	task := r.Task
 	where := fmt.Sprintf("%s, %s (%s)", item, task, e.file)
 	// like: this evaluation is at the horizon of the paper's table, so a
 	// different order is a contradiction; otherwise it is only reported.
