@@ -138,6 +138,94 @@ func RatioBootstrap(num, den []float64, resamples int, level float64, seed uint6
 	return Interval{Mean: ratio, Low: quantile7(rs, alpha), High: quantile7(rs, 1-alpha), N: n}
 }
 
+// SeedBootstrap is the interval of a model's score over training seeds
+// and test trajectories: values[s][i] is trajectory i's value for the run
+// of seed s, every seed scored on the same test trajectories (one data
+// file, one split: D-data-seed). The value is the mean over seeds of each
+// seed's mean over its trajectories (NaN skipped, as Bootstrap does); each
+// resample draws len(values) seeds with replacement and one set of
+// trajectory indices with replacement, shared by the seeds drawn (the
+// trajectories are paired across seeds), and takes the same mean of
+// means, so the interval holds both the training variance (between
+// seeds) and the test variance (between trajectories). Quantiles and
+// seeding are Bootstrap's. With one seed it is Bootstrap's interval over
+// trajectories (other draws, the same kind of interval). Seeds of
+// different trajectory counts, resamples < 1 or a level outside (0, 1)
+// panic.
+func SeedBootstrap(values [][]float64, resamples int, level float64, seed uint64) Interval {
+	mustLevel(level)
+	if resamples < 1 {
+		panic(fmt.Sprintf("eval: %d bootstrap resamples, want >= 1", resamples))
+	}
+	S := len(values)
+	if S == 0 {
+		return Interval{Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	}
+	n := len(values[0])
+	for _, v := range values {
+		if len(v) != n {
+			panic(fmt.Sprintf("eval: seeds scored on %d and %d trajectories, want the same test trajectories", n, len(v)))
+		}
+	}
+	// meanOf is the mean over the seeds in ss of each one's mean over
+	// the trajectories in idx (NaN values skipped; a seed with none left
+	// is skipped too).
+	meanOf := func(ss, idx []int) float64 {
+		var total float64
+		k := 0
+		for _, s := range ss {
+			var sum float64
+			m := 0
+			for _, i := range idx {
+				if v := values[s][i]; !math.IsNaN(v) {
+					sum += v
+					m++
+				}
+			}
+			if m > 0 {
+				total += sum / float64(m)
+				k++
+			}
+		}
+		if k == 0 {
+			return math.NaN()
+		}
+		return total / float64(k)
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	seeds := make([]int, S)
+	for s := range seeds {
+		seeds[s] = s
+	}
+	mean := meanOf(seeds, all)
+	if math.IsNaN(mean) {
+		return Interval{Mean: mean, Low: math.NaN(), High: math.NaN(), N: S}
+	}
+	rng := rand.New(rand.NewPCG(seed, bootstrapStream))
+	ms := make([]float64, 0, resamples)
+	ss, idx := make([]int, S), make([]int, n)
+	for range resamples {
+		for j := range ss {
+			ss[j] = rng.IntN(S)
+		}
+		for j := range idx {
+			idx[j] = rng.IntN(n)
+		}
+		if m := meanOf(ss, idx); !math.IsNaN(m) {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return Interval{Mean: mean, Low: math.NaN(), High: math.NaN(), N: S}
+	}
+	slices.Sort(ms)
+	alpha := (1 - level) / 2
+	return Interval{Mean: mean, Low: quantile7(ms, alpha), High: quantile7(ms, 1-alpha), N: S}
+}
+
 // sumInOrder adds x in order.
 func sumInOrder(x []float64) float64 {
 	var s float64

@@ -74,6 +74,16 @@ type Summary struct {
 	Curves map[string]Curve `json:"curves"`
 	// Bootstrap records how the intervals were computed.
 	Bootstrap BootstrapSpec `json:"bootstrap"`
+	// Trajectory holds, for each of MetricNames, every test trajectory's
+	// value (TrajectoryMetrics.Mean; NaN, written null, for a crashed or
+	// undefined one) in the order of the evaluated trajectories: what
+	// an interval over seeds and trajectories resamples (SeedBootstrap).
+	// Absent in files written before it.
+	Trajectory map[string]Floats `json:"trajectory_values,omitempty"`
+	// Seeds is set on a summary merged over training seeds (MergeSeeds):
+	// the seeds and each one's values. Metrics are then means over seeds
+	// with intervals over seeds and trajectories.
+	Seeds *SeedSummary `json:"seeds,omitempty"`
 }
 
 // Crash is one crashed trajectory: its index in the data file, the first
@@ -106,6 +116,29 @@ func (f Floats) MarshalJSON() ([]byte, error) {
 		b = appendFloat(b, v)
 	}
 	return append(b, ']'), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler, reading null as NaN (what
+// MarshalJSON writes for a non-finite value; a plain []float64 would read
+// it as 0).
+func (f *Floats) UnmarshalJSON(raw []byte) error {
+	var v []*float64
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	if v == nil {
+		*f = nil
+		return nil
+	}
+	out := make(Floats, len(v))
+	for i, p := range v {
+		out[i] = math.NaN()
+		if p != nil {
+			out[i] = *p
+		}
+	}
+	*f = out
+	return nil
 }
 
 // MarshalJSON implements json.Marshaler: {"mean", "low", "high", "n"},
@@ -170,7 +203,7 @@ var curveIntervals = []string{MetricRelL2, MetricRelH1}
 // interval does not depend on which others are computed.
 func Summarize(o *Outcome, spec BootstrapSpec) Summary {
 	s := Summary{Steps: o.Steps, Static: o.Static, Trajectories: len(o.Metrics),
-		Metrics: map[string]Interval{}, Curves: map[string]Curve{}, Bootstrap: spec}
+		Metrics: map[string]Interval{}, Curves: map[string]Curve{}, Bootstrap: spec, Trajectory: map[string]Floats{}}
 	crashed := 0
 	for i, m := range o.Metrics {
 		if m.Crashed {
@@ -188,6 +221,7 @@ func Summarize(o *Outcome, spec BootstrapSpec) Summary {
 			vals[i] = m.Mean(name)
 		}
 		s.Metrics[name] = Bootstrap(vals, spec.Resamples, spec.Level, spec.Seed+uint64(mi))
+		s.Trajectory[name] = vals
 
 		c := Curve{Mean: make([]float64, o.Steps)}
 		withCI := slices.Contains(curveIntervals, name)
