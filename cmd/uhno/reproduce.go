@@ -30,6 +30,7 @@ type reproduceOptions struct {
 func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduceOptions) error) *cobra.Command {
 	opts := &reproduceOptions{RunOptions: reproduce.RunOptions{Env: env(out, errOut), Cell: -1}}
 	var tables, tasks, models []string
+	var seeds []int64
 	var schedules strings.Builder
 	for _, s := range reproduce.Schedules {
 		fmt.Fprintf(&schedules, "  %-7s %s\n", s.Name, s.About)
@@ -76,15 +77,28 @@ finish then skips those evaluations as current. On
 a cluster, the same command with --tasks TASK --finish reports one task's
 finished cells early.
 3D-CFD needs PDEBench's file (--pdebench FILE, or one indexed by uhno
-datagen --pdebench); without it the report lists the cells left out.`,
+datagen --pdebench); without it the report lists the cells left out.
+
+--seeds 0,1,2 trains every cell once per training seed: the seed changes
+the initialisation and the batch order, never the data (one data file per
+task, one test split; data.seed). Seed 0's runs are the one-seed grid's,
+so a grid already trained is reused; seed s's runs, evaluations and
+ablation live under <task>/seed<s>/. Each task's evaluations are merged
+over the seeds into <task>/eval-seeds (and eval-4x-seeds): per model the
+mean over seeds of each seed's mean, each seed's value and the spread
+between them, and an interval from a bootstrap over seeds and test
+trajectories, which holds the training variance; the report reads the
+merge and ranks by the seed means. --cell, --slurm and --parallel cover
+the seed axis (a seed's cells follow the one before's).`,
 		Example: `  uhno reproduce --dry-run --schedule paper
   uhno reproduce --tasks burgers,darcy --models uhno,fno --steps 30 --params 0.06M
   uhno reproduce --schedule cpu5k --parallel 2 --out runs/reproduce
   uhno reproduce --schedule cpu5k --slurm reproduce.sh && bash reproduce.sh
-  uhno reproduce --schedule cpu5k --cell 3; uhno reproduce --schedule cpu5k --finish`,
+  uhno reproduce --schedule cpu5k --cell 3; uhno reproduce --schedule cpu5k --finish
+  uhno reproduce --tables main-acc --tasks ns2d --models uhno,fno --seeds 0,1,2 --schedule cpu5k`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Grid = reproduce.Options{Tables: tables, Tasks: tasks, Models: models}
+			opts.Grid = reproduce.Options{Tables: tables, Tasks: tasks, Models: models, Seeds: seeds}
 			if _, err := reproduce.Plan(opts.Grid); err != nil { // a bad list: one line before anything else
 				return fmt.Errorf("reproduce: %w", err)
 			}
@@ -123,6 +137,7 @@ datagen --pdebench); without it the report lists the cells left out.`,
 	f.StringSliceVar(&tables, "tables", nil, "tables: all or a comma-separated list of "+strings.Join(reproduce.TableNames, ", "))
 	f.StringSliceVar(&tasks, "tasks", nil, "tasks: all or a comma-separated list of "+strings.Join(config.TaskNames(), ", "))
 	f.StringSliceVar(&models, "models", nil, "models: all or a comma-separated list of "+strings.Join(reproduce.Models, ", ")+", fno-wider")
+	f.Int64SliceVar(&seeds, "seeds", nil, "training seeds, e.g. 0,1,2: every cell once per seed on the same data and test split (seed 0's runs are the one-seed grid's; seed s's in <task>/seed<s>/), evaluations merged over the seeds")
 	f.StringVar(&opts.Schedule, "schedule", reproduce.Schedules[0].Name, "named schedule: "+strings.Join(reproduce.ScheduleNames(), ", "))
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps of every run, overriding the schedule's (warm-up scaled)")
 	f.StringVar(&opts.Params, "params", "0.62M", "scale U-HNO's width to this parameter count (the baselines matched to it); text: U-HNO at Tab. per-task-hp exactly")

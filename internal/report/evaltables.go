@@ -202,6 +202,12 @@ func (b *builder) evalSource(e evalInput, checkpoints bool) {
 		"Command: not recorded in results.json; reconstructed from it: %s.\n\n",
 		code(e.file), cmp.Or(r.Version, "version not recorded"), r.Task, r.Trajs, code(r.Data), what,
 		bs.Resamples, 100*bs.Level, bs.Seed, code(evalCommand(e)))
+	if sd := r.Models[0].Eval.Seeds; sd != nil {
+		b.printf("**Over training seeds %s** (uhno reproduce --seeds; eval.MergeSeeds of the seeds' evaluations, all on the same data and test trajectories): "+
+			"each value is the mean over the seeds of each seed's mean over the trajectories, ranked by it, and its interval a bootstrap over seeds "+
+			"and trajectories (eval.SeedBootstrap), so it holds the training variance; the pooled band errors' intervals are over seeds only. "+
+			"Each seed's value and the spread between seeds follow each table.\n\n", joinSeeds(sd.Seeds))
+	}
 	if !checkpoints {
 		return
 	}
@@ -327,7 +333,44 @@ func (b *builder) evalTable(e evalInput, item, what string, cols []metricCol, wi
 	}
 	b.printf("\n")
 
+	b.seedLines(e, cols)
 	b.evalNotes(e, item, paperTab, keys, cols, outside)
+}
+
+// seedLines writes, for an evaluation merged over seeds, each model's
+// value at every seed and the spread between them, per column.
+func (b *builder) seedLines(e evalInput, cols []metricCol) {
+	sd := e.res.Models[0].Eval.Seeds
+	if sd == nil {
+		return
+	}
+	for _, c := range cols {
+		var parts []string
+		for _, m := range e.res.Models {
+			s := m.Eval.Seeds
+			if s == nil || len(s.Means[c.metric]) == 0 {
+				continue
+			}
+			vals := make([]string, len(s.Means[c.metric]))
+			for i, v := range s.Means[c.metric] {
+				vals[i] = num(v)
+			}
+			parts = append(parts, fmt.Sprintf("%s %s (spread %s)", m.Label, strings.Join(vals, " / "), num(s.Spread(c.metric))))
+		}
+		if len(parts) > 0 {
+			b.printf("- %s per seed (%s): %s.\n", c.head, joinSeeds(sd.Seeds), strings.Join(parts, "; "))
+		}
+	}
+	b.printf("\n")
+}
+
+// joinSeeds writes seeds as "0, 1, 2".
+func joinSeeds(seeds []int64) string {
+	out := make([]string, len(seeds))
+	for i, s := range seeds {
+		out[i] = fmt.Sprint(s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // evalNotes writes what an evaluation table says against the paper's

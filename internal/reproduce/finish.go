@@ -2,7 +2,10 @@ package reproduce
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -10,8 +13,10 @@ import (
 	"strings"
 	"sync"
 
+	"uhno/internal/atomicfile"
 	"uhno/internal/config"
 	"uhno/internal/datagen"
+	"uhno/internal/eval"
 	"uhno/internal/experiment"
 	"uhno/internal/report"
 )
@@ -53,80 +58,170 @@ func (o *RunOptions) stabilityData(ctx context.Context, runs []*planned, e Eval)
 	return res.Path, nil
 }
 
-// evaluateTask runs task's part of the finish: the ablation's
-// evaluations (Tab. ablation-extra: experiment.Ablate over <task>/ablate,
-// whose runs are all trained by now, Full through the link) and the
-// side-by-side evaluations. withAblation false leaves the ablation out
+// evaluateTask runs task's part of the finish, for every seed: the
+// ablation's evaluations (Tab. ablation-extra: experiment.Ablate over
+// <task>/ablate, whose runs are all trained by now, Full through the
+// link) and the side-by-side evaluations, then with several seeds each
+// evaluation merged over them (the report reads the merge instead of the
+// seeds' evaluations). withAblation false leaves the ablation out
 // (its runs may still be training: Ablate would train them itself). It
 // returns the directories the report reads and notes on what could not
 // be evaluated. Current evaluations are skipped, so a second call costs
 // seconds.
 func (o *RunOptions) evaluateTask(ctx context.Context, env experiment.Env, g *Grid, runs []*planned, steps int, task string, withAblation bool) (inputs, notes []string, err error) {
-	var modes []string
-	for _, r := range g.Runs {
-		if r.Task == task && r.Mode != "" {
-			modes = append(modes, r.Mode)
-		}
-	}
-	if len(modes) > 0 && withAblation {
-		a := experiment.AblateOptions{Env: env, Task: task, Modes: strings.Join(modes, ","), Dir: filepath.Join(o.Dir, ablateDir(task)),
-			Sets: o.setsFor(task), Steps: steps, Params: o.Params, DataDir: o.DataDir, Threads: o.Threads, Quiet: o.Quiet,
-			Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
-			DynamicsEvery: experiment.DefaultDynamicsEvery,
-			Configure: func(mode string, sets []string) (config.Config, error) {
-				if mode == "full" {
-					mode = "" // as the grid's U-HNO run is configured
-				}
-				return o.Configure(task, mode, steps, append(o.setsFor(task), sets...))
-			}}
-		fmt.Fprintf(env.Out, "reproduce: ablation of %s (Tab. ablation-extra) in %s\n", task, a.Dir)
-		if err := experiment.Ablate(ctx, &a); err != nil {
+	for _, seed := range g.Seeds {
+		in, err := o.ablateTask(ctx, env, g, steps, task, seed, withAblation)
+		if err != nil {
 			return nil, nil, err
 		}
-		inputs = append(inputs, a.Dir)
+		inputs = append(inputs, in...)
 	}
+	merged := map[string]bool{} // per-seed evaluations a merge stands for
 	for _, e := range g.Evals {
 		if e.Task != task {
 			continue
 		}
-		eo := experiment.EvalOptions{Env: env, HorizonMult: e.HorizonMult, Dir: filepath.Join(o.Dir, e.Dir), DataDir: o.DataDir,
-			Threads: o.Threads, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, Quiet: o.Quiet, SkipCurrent: true}
-		for _, r := range e.Runs {
-			eo.Checkpoints = append(eo.Checkpoints, filepath.Join(o.Dir, r))
+		dir, note, err := o.evaluate(ctx, env, runs, e)
+		if err != nil {
+			return nil, nil, err
 		}
-		if e.HorizonMult > 1 {
-			path, err := o.stabilityData(ctx, runs, e)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, nil, err
-				}
-				msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
-				fmt.Fprintf(env.Out, "reproduce: %s\n", msg)
-				notes = append(notes, msg)
-				continue
-			}
-			eo.TestData = path
-		}
-		fmt.Fprintf(env.Out, "reproduce: evaluating %s at %dx the training horizon into %s\n", e.Task, e.HorizonMult, eo.Dir)
-		if err := experiment.Eval(ctx, &eo); err != nil {
-			if e.HorizonMult == 1 || ctx.Err() != nil {
-				return nil, nil, err
-			}
-			// Tab. stability needs trajectories 4x the rollout long; the
-			// data of a task may not hold them: said in the report.
-			msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
-			fmt.Fprintf(env.Out, "reproduce: %s\n", msg)
-			notes = append(notes, msg)
+		if note != "" {
+			notes = append(notes, note)
 			continue
 		}
-		inputs = append(inputs, eo.Dir)
+		inputs = append(inputs, dir)
 	}
+	for _, m := range g.Merges {
+		if m.Task != task {
+			continue
+		}
+		dir, note, err := o.merge(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+			continue
+		}
+		for _, e := range m.Evals {
+			merged[filepath.Join(o.Dir, e)] = true
+		}
+		inputs = append(inputs, dir)
+	}
+	inputs = slices.DeleteFunc(inputs, func(d string) bool { return merged[d] })
 	for _, p := range runs {
 		if p.Task == task && p.Mode == "" {
 			inputs = append(inputs, p.dir)
 		}
 	}
 	return inputs, notes, nil
+}
+
+// ablateTask runs Tab. ablation-extra's evaluation of task at seed
+// (experiment.Ablate over its ablate directory), when the grid has its
+// modes and withAblation; it returns the directory the report reads.
+func (o *RunOptions) ablateTask(ctx context.Context, env experiment.Env, g *Grid, steps int, task string, seed int64, withAblation bool) ([]string, error) {
+	var modes []string
+	for _, r := range g.Runs {
+		if r.Task == task && r.Seed == seed && r.Mode != "" {
+			modes = append(modes, r.Mode)
+		}
+	}
+	if len(modes) == 0 || !withAblation {
+		return nil, nil
+	}
+	a := experiment.AblateOptions{Env: env, Task: task, Modes: strings.Join(modes, ","), Dir: filepath.Join(o.Dir, ablateDir(task, seed)),
+		Sets: o.setsFor(task), Steps: steps, Params: o.Params, DataDir: o.DataDir, Threads: o.Threads, Quiet: o.Quiet,
+		Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
+		DynamicsEvery: experiment.DefaultDynamicsEvery,
+		Configure: func(mode string, sets []string) (config.Config, error) {
+			if mode == "full" {
+				mode = "" // as the grid's U-HNO run is configured
+			}
+			return o.Configure(task, mode, steps, append(o.runSets(Cell{Task: task, Seed: seed}), sets...))
+		}}
+	fmt.Fprintf(env.Out, "reproduce: ablation of %s (Tab. ablation-extra) in %s\n", task, a.Dir)
+	if err := experiment.Ablate(ctx, &a); err != nil {
+		return nil, err
+	}
+	return []string{a.Dir}, nil
+}
+
+// evaluate runs one side-by-side evaluation (skipped when current). It
+// returns its directory, or a note when Tab. stability's evaluation
+// cannot be made (the data are too short and no longer file could be
+// had).
+func (o *RunOptions) evaluate(ctx context.Context, env experiment.Env, runs []*planned, e Eval) (dir, note string, err error) {
+	eo := experiment.EvalOptions{Env: env, HorizonMult: e.HorizonMult, Dir: filepath.Join(o.Dir, e.Dir), DataDir: o.DataDir,
+		Threads: o.Threads, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, Quiet: o.Quiet, SkipCurrent: true}
+	for _, r := range e.Runs {
+		eo.Checkpoints = append(eo.Checkpoints, filepath.Join(o.Dir, r))
+	}
+	if e.HorizonMult > 1 {
+		path, err := o.stabilityData(ctx, runs, e)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", "", err
+			}
+			msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
+			fmt.Fprintf(env.Out, "reproduce: %s\n", msg)
+			return "", msg, nil
+		}
+		eo.TestData = path
+	}
+	fmt.Fprintf(env.Out, "reproduce: evaluating %s at %dx the training horizon into %s\n", e.Task, e.HorizonMult, eo.Dir)
+	if err := experiment.Eval(ctx, &eo); err != nil {
+		if e.HorizonMult == 1 || ctx.Err() != nil {
+			return "", "", err
+		}
+		// Tab. stability needs trajectories 4x the rollout long; the
+		// data of a task may not hold them: said in the report.
+		msg := fmt.Sprintf("%s (Tab. stability) not evaluated: %v", e.Dir, err)
+		fmt.Fprintf(env.Out, "reproduce: %s\n", msg)
+		return "", msg, nil
+	}
+	return eo.Dir, "", nil
+}
+
+// merge writes m's evaluation over seeds (eval.MergeSeeds of the seeds'
+// results.json) into its directory and returns it, or a note when a
+// seed's evaluation is missing (Tab. stability's, which may not be
+// made).
+func (o *RunOptions) merge(m Merge) (dir, note string, err error) {
+	var results []eval.Results
+	for _, e := range m.Evals {
+		path := filepath.Join(o.Dir, e, eval.ResultsFile)
+		raw, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Sprintf("%s not merged over seeds: %s has no evaluation", m.Dir, e), nil
+		} else if err != nil {
+			return "", "", fmt.Errorf("reproduce: %w", err)
+		}
+		var r eval.Results
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return "", "", fmt.Errorf("reproduce: %s: %w", path, err)
+		}
+		results = append(results, r)
+	}
+	spec := eval.DefaultBootstrap
+	spec.Resamples, spec.Seed = o.Resamples, o.Seed
+	merged, err := eval.MergeSeeds(results, m.Seeds, spec)
+	if err != nil {
+		return "", "", fmt.Errorf("reproduce: %s: %w", m.Dir, err)
+	}
+	raw, err := json.MarshalIndent(merged, "", "  ")
+	if err != nil {
+		return "", "", fmt.Errorf("reproduce: %s: %w", m.Dir, err)
+	}
+	dir = filepath.Join(o.Dir, m.Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", fmt.Errorf("reproduce: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, eval.ResultsFile), append(raw, '\n'), 0o644); err != nil {
+		return "", "", fmt.Errorf("reproduce: %w", err)
+	}
+	fmt.Fprintf(o.Out, "reproduce: %s over seeds %v into %s\n", strings.Join(m.Evals, ", "), m.Seeds, dir)
+	return dir, "", nil
 }
 
 // gridTasks are the tasks of the grid's runs, in the paper's order.

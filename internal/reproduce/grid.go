@@ -60,6 +60,21 @@ type Options struct {
 	// CFD3D is true when a PDEBench 3D-CFD file is available; without
 	// it the cfd3d cells are listed in Grid.Missing, not planned.
 	CFD3D bool
+	// Seeds are the training seeds (--seeds): every cell is planned once
+	// per seed, all on the same data (data.seed; D-data-seed). Empty: seed
+	// 0 alone, as the configuration has it. Seed 0's runs keep the grid's
+	// layout (<task>/<model>), so a one-seed grid's runs are reused;
+	// seed s's live under <task>/seed<s>/.
+	Seeds []int64
+}
+
+// seedDir is where seed's runs and evaluations of task live: <task> for
+// seed 0, <task>/seed<s> otherwise.
+func seedDir(task string, seed int64) string {
+	if seed == 0 {
+		return task
+	}
+	return fmt.Sprintf("%s/seed%d", task, seed)
 }
 
 // Cell is one training of the grid (its index in Grid.Runs is its cell
@@ -68,10 +83,11 @@ type Cell struct {
 	Task  string
 	Model string // uhno's model name: "uhno", "fno", ..., "fno-wider"
 	Mode  string // ablation mode "A".."I", or "" for the full model
+	Seed  int64  // the training seed (Options.Seeds)
 	// Dir is the run directory relative to the grid's output:
 	// <task>/<model>, or <task>/ablate/<mode> for an ablation mode (the
 	// layout of uhno ablate, whose Full is <task>/ablate/full, a link to
-	// ../uhno made by Run).
+	// ../uhno made by Run); under <task>/seed<s>/ for a seed s > 0.
 	Dir string
 	// Tables are the tables that need this run, in TableNames order.
 	Tables []string
@@ -94,8 +110,22 @@ type Eval struct {
 	// Runs are the run directories evaluated together.
 	Runs []string
 	// Dir is the evaluation's output directory, relative: <task>/eval
-	// or <task>/eval-4x.
+	// or <task>/eval-4x (under <task>/seed<s>/ for a seed s > 0).
 	Dir string
+	// Seed is the training seed of the runs evaluated.
+	Seed int64
+}
+
+// Merge is one evaluation over training seeds: the per-seed evaluations
+// of a task at one horizon (Evals, in Seeds order) merged into Dir
+// (<task>/eval-seeds or <task>/eval-4x-seeds) by eval.MergeSeeds; the
+// report reads the merge in their place.
+type Merge struct {
+	Task        string
+	HorizonMult int
+	Seeds       []int64
+	Evals       []string
+	Dir         string
 }
 
 // Grid is a planned reproduction: the runs in a fixed order (a run's
@@ -110,6 +140,10 @@ type Grid struct {
 	Bench []string
 	// Missing says, per cell left out, why (e.g. the 3D-CFD file).
 	Missing []string
+	// Seeds are the training seeds planned, Merges the evaluations over
+	// them (none for one seed).
+	Seeds  []int64
+	Merges []Merge
 }
 
 // selected returns want ∩ all in all's order, all if want is empty or
@@ -172,7 +206,16 @@ func Plan(o Options) (*Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grid{Tables: tables}
+	seeds := slices.Clone(o.Seeds)
+	if len(seeds) == 0 {
+		seeds = []int64{0}
+	}
+	for i, sd := range seeds {
+		if sd < 0 || slices.Contains(seeds[:i], sd) {
+			return nil, fmt.Errorf("--seeds: %d: want distinct seeds >= 0, such as 0,1,2", sd)
+		}
+	}
+	g := &Grid{Tables: tables, Seeds: seeds}
 	byDir := map[string]int{}
 	add := func(task, model, mode, table string) {
 		if !slices.Contains(tasks, task) || !slices.Contains(models, model) {
@@ -180,7 +223,7 @@ func Plan(o Options) (*Grid, error) {
 		}
 		r := Cell{Task: task, Model: model, Mode: mode, Dir: task + "/" + model}
 		if mode != "" {
-			r.Dir = ablateDir(task) + "/" + mode
+			r.Dir = ablateDir(task, 0) + "/" + mode
 		}
 		if task == "cfd3d" && !o.CFD3D {
 			msg := fmt.Sprintf("%s (%s) needs PDEBench's 3D-CFD file (--pdebench FILE)", r.Dir, table)
@@ -230,8 +273,22 @@ func Plan(o Options) (*Grid, error) {
 			}
 		}
 	}
-	// Runs in a stable order: by task in the paper's order, then models
-	// in the paper's order, then modes; the index is the cell number.
+	// One copy of every cell per seed (the cells above are seed 0's
+	// layout).
+	base := g.Runs
+	g.Runs = nil
+	for _, sd := range seeds {
+		for _, r := range base {
+			r.Seed = sd
+			r.Tables = slices.Clone(r.Tables)
+			r.Dir = seedDir(r.Task, sd) + strings.TrimPrefix(r.Dir, r.Task)
+			g.Runs = append(g.Runs, r)
+		}
+	}
+	// Runs in a stable order: by seed in the order given, then task in
+	// the paper's order, then models in the paper's order, then modes;
+	// the index is the cell number (seed 0 first keeps a one-seed grid's
+	// numbers).
 	rank := func(r Cell) (int, int, int) {
 		mi := slices.Index(Models, r.Model)
 		if mi < 0 {
@@ -240,6 +297,9 @@ func Plan(o Options) (*Grid, error) {
 		return slices.Index(config.PaperTaskNames(), r.Task), mi, slices.Index(Modes, r.Mode)
 	}
 	sort.SliceStable(g.Runs, func(i, j int) bool {
+		if si, sj := slices.Index(seeds, g.Runs[i].Seed), slices.Index(seeds, g.Runs[j].Seed); si != sj {
+			return si < sj
+		}
 		ai, aj, ak := rank(g.Runs[i])
 		bi, bj, bk := rank(g.Runs[j])
 		if ai != bi {
@@ -253,22 +313,42 @@ func Plan(o Options) (*Grid, error) {
 	// One evaluation per task over all its runs but the ablation modes
 	// (evaluated by uhno ablate's pipeline) at the training horizon,
 	// and one at 4x over the stability runs.
+	// Per seed; with several seeds each task's evaluations at one
+	// horizon are merged over the seeds (Merge).
 	for _, task := range config.PaperTaskNames() {
-		var all, stab []string
-		for _, r := range g.Runs {
-			if r.Task != task || r.Mode != "" { // the modes: Ablate's evaluation
-				continue
+		merges := map[int]*Merge{}
+		for _, sd := range seeds {
+			var all, stab []string
+			for _, r := range g.Runs {
+				if r.Task != task || r.Seed != sd || r.Mode != "" { // the modes: Ablate's evaluation
+					continue
+				}
+				all = append(all, r.Dir)
+				if slices.Contains(r.Tables, "stability") {
+					stab = append(stab, r.Dir)
+				}
 			}
-			all = append(all, r.Dir)
-			if slices.Contains(r.Tables, "stability") {
-				stab = append(stab, r.Dir)
+			for _, e := range []Eval{{Task: task, HorizonMult: 1, Runs: all, Dir: seedDir(task, sd) + "/eval", Seed: sd},
+				{Task: task, HorizonMult: 4, Runs: stab, Dir: seedDir(task, sd) + "/eval-4x", Seed: sd}} {
+				if len(e.Runs) == 0 {
+					continue
+				}
+				g.Evals = append(g.Evals, e)
+				if len(seeds) > 1 {
+					m := merges[e.HorizonMult]
+					if m == nil {
+						m = &Merge{Task: task, HorizonMult: e.HorizonMult, Dir: strings.TrimPrefix(e.Dir, seedDir(task, sd)+"/")}
+						m.Dir = task + "/" + m.Dir + "-seeds"
+						merges[e.HorizonMult] = m
+					}
+					m.Seeds, m.Evals = append(m.Seeds, sd), append(m.Evals, e.Dir)
+				}
 			}
 		}
-		if len(all) > 0 {
-			g.Evals = append(g.Evals, Eval{Task: task, HorizonMult: 1, Runs: all, Dir: task + "/eval"})
-		}
-		if len(stab) > 0 {
-			g.Evals = append(g.Evals, Eval{Task: task, HorizonMult: 4, Runs: stab, Dir: task + "/eval-4x"})
+		for _, mult := range []int{1, 4} {
+			if m := merges[mult]; m != nil {
+				g.Merges = append(g.Merges, *m)
+			}
 		}
 	}
 	if len(g.Runs) == 0 && len(g.Bench) == 0 {

@@ -161,6 +161,16 @@ func (o *RunOptions) setsFor(task string) []string {
 	return out
 }
 
+// runSets are the --set values of run r: setsFor its task, and with
+// --seeds its training seed.
+func (o *RunOptions) runSets(r Cell) []string {
+	sets := o.setsFor(r.Task)
+	if len(o.Grid.Seeds) > 0 {
+		sets = append(sets, fmt.Sprintf("seed=%d", r.Seed))
+	}
+	return sets
+}
+
 // PlanGrid plans the grid Run would run with these options (the 3D-CFD
 // cells where --pdebench is given or a file is indexed), as --slurm needs.
 func (o *RunOptions) PlanGrid() (*Grid, error) {
@@ -194,13 +204,21 @@ func (o *RunOptions) plan(steps int) (*Grid, []*planned, error) {
 	} else if _, err := datagen.ReadPDEBenchIndex(o.DataDir, "cfd3d"); err == nil {
 		g.CFD3D = true
 	}
+	if len(g.Seeds) > 0 {
+		for _, set := range o.Sets {
+			key, _, _ := strings.Cut(set, "=")
+			if _, k, ok := strings.Cut(key, ":"); key == "seed" || (ok && k == "seed") {
+				return nil, nil, fmt.Errorf("reproduce: --set %s and --seeds both set the runs' seed; give --seeds alone", set)
+			}
+		}
+	}
 	grid, err := Plan(g)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reproduce: %w", err)
 	}
 	var runs []*planned
 	for _, r := range grid.Runs {
-		cfg, err := o.Configure(r.Task, r.Mode, steps, o.setsFor(r.Task))
+		cfg, err := o.Configure(r.Task, r.Mode, steps, o.runSets(r))
 		if err != nil {
 			return nil, nil, fmt.Errorf("reproduce: %s: %w", r.Dir, err)
 		}
@@ -227,9 +245,10 @@ func runState(p *planned) (experiment.State, error) {
 	return st, nil
 }
 
-// ablateDir is where a task's ablation lives: its modes' runs
-// (<task>/ablate/<mode>), Ablate's evaluations and ablation.json.
-func ablateDir(task string) string { return task + "/ablate" }
+// ablateDir is where a task's ablation at seed lives: its modes' runs
+// (<task>/ablate/<mode>, under <task>/seed<s>/ for a seed s > 0),
+// Ablate's evaluations and ablation.json.
+func ablateDir(task string, seed int64) string { return seedDir(task, seed) + "/ablate" }
 
 // linkFull makes <task>/ablate/full a symbolic link to ../uhno for every
 // task with ablation runs, so that Ablate finds Full trained in the
@@ -239,7 +258,7 @@ func linkFull(dir string, g *Grid) error {
 		if r.Mode != "A" {
 			continue
 		}
-		link := filepath.Join(dir, ablateDir(r.Task), "full")
+		link := filepath.Join(dir, ablateDir(r.Task, r.Seed), "full")
 		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 			return fmt.Errorf("reproduce: %w", err)
 		}

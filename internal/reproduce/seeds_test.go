@@ -1,0 +1,135 @@
+package reproduce
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"uhno/internal/eval"
+	"uhno/internal/train"
+)
+
+// TestPlanSeeds: --seeds plans every cell once per seed, seed 0's in the
+// one-seed grid's directories and numbers, seed s's under <task>/seed<s>;
+// one evaluation per seed and task, merged over the seeds; a seed given
+// twice or negative is refused.
+func TestPlanSeeds(t *testing.T) {
+	one, err := Plan(Options{Tables: []string{"main-acc", "ablation-extra"}, Tasks: []string{"burgers"}, Models: []string{"uhno", "fno"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Plan(Options{Tables: []string{"main-acc", "ablation-extra"}, Tasks: []string{"burgers"}, Models: []string{"uhno", "fno"}, Seeds: []int64{0, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Runs) != 2*len(one.Runs) {
+		t.Fatalf("%d runs for two seeds, %d for one", len(g.Runs), len(one.Runs))
+	}
+	for i, r := range one.Runs {
+		if g.Runs[i].Dir != r.Dir || g.Runs[i].Seed != 0 {
+			t.Errorf("cell %d: %s (seed %d), the one-seed grid's is %s", i, g.Runs[i].Dir, g.Runs[i].Seed, r.Dir)
+		}
+		s := g.Runs[len(one.Runs)+i]
+		if want := strings.Replace(r.Dir, "burgers/", "burgers/seed3/", 1); s.Dir != want || s.Seed != 3 {
+			t.Errorf("cell %d: %s (seed %d), want %s (seed 3)", len(one.Runs)+i, s.Dir, s.Seed, want)
+		}
+	}
+	var evals []string
+	for _, e := range g.Evals {
+		evals = append(evals, e.Dir)
+	}
+	if want := []string{"burgers/eval", "burgers/seed3/eval"}; !slices.Equal(evals, want) {
+		t.Errorf("evaluations %v, want %v", evals, want)
+	}
+	if len(g.Merges) != 1 || g.Merges[0].Dir != "burgers/eval-seeds" || !slices.Equal(g.Merges[0].Evals, evals) || !slices.Equal(g.Merges[0].Seeds, []int64{0, 3}) {
+		t.Errorf("merges %+v", g.Merges)
+	}
+	if len(one.Merges) != 0 {
+		t.Errorf("one seed merged: %+v", one.Merges)
+	}
+	for _, bad := range [][]int64{{0, 0}, {-1}} {
+		if _, err := Plan(Options{Tasks: []string{"burgers"}, Seeds: bad}); err == nil || !strings.Contains(err.Error(), "--seeds") {
+			t.Errorf("--seeds %v: %v", bad, err)
+		}
+	}
+}
+
+// TestRunSeeds is issue 39's "done when" for seeds: a small grid at
+// --seeds 0,1 trains two runs per cell on one data file, with other
+// initialisations (other first losses), evaluates both on the same test
+// trajectories and merges them: the report gives the seed means and the
+// spread. A second --set of the seed is refused.
+func TestRunSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	dir := t.TempDir()
+	data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
+	grid := Options{Tables: []string{"main-acc"}, Tasks: []string{"burgers"}, Models: []string{"uhno", "fno"}, Seeds: []int64{0, 1}}
+	if stdout, err := run(t, tinyRun(t, data, out, 6, grid)); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if files, _ := filepath.Glob(filepath.Join(data, "burgers_*.h5")); len(files) != 1 {
+		t.Errorf("data files %v, want one for both seeds", files)
+	}
+	for _, m := range []string{"uhno", "fno"} {
+		a, _, err := train.ReadState(filepath.Join(out, "burgers", m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := train.ReadState(filepath.Join(out, "burgers/seed1", m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Config.Seed != 0 || b.Config.Seed != 1 || a.Config.Data.Seed != b.Config.Data.Seed {
+			t.Errorf("%s: seeds %d and %d, data seeds %d and %d; want 0 and 1 on one data seed", m, a.Config.Seed, b.Config.Seed, a.Config.Data.Seed, b.Config.Data.Seed)
+		}
+		if a.Loss == b.Loss {
+			t.Errorf("%s: seeds 0 and 1 ended with the same loss %+v: the seed did not reach the run", m, a.Loss)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "burgers/eval-seeds", eval.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merged eval.Results
+	if err := json.Unmarshal(raw, &merged); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range merged.Models {
+		s := m.Eval.Seeds
+		if s == nil || !slices.Equal(s.Seeds, []int64{0, 1}) || len(s.Means[eval.MetricRelL2]) != 2 {
+			t.Fatalf("%s: seed summary %+v", m.Label, s)
+		}
+		mean := (s.Means[eval.MetricRelL2][0] + s.Means[eval.MetricRelL2][1]) / 2
+		if got := m.Eval.Metrics[eval.MetricRelL2].Mean; abs(got-mean) > 1e-12*mean {
+			t.Errorf("%s: merged relL2 %g, the seeds' mean %g", m.Label, got, mean)
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**Over training seeds 0, 1**", "- relL2 per seed (0, 1): ", "(spread "} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(string(report), "burgers/seed1/eval`") {
+		t.Error("the report read a seed's evaluation beside their merge")
+	}
+	again := tinyRun(t, data, out, 6, grid, "seed=4")
+	if _, err := run(t, again); err == nil || !strings.Contains(err.Error(), "--set seed=4 and --seeds both set the runs' seed") {
+		t.Errorf("--set seed with --seeds: %v", err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
