@@ -70,6 +70,7 @@ overwritten.`,
 	f.StringVar(&opts.Modes, "modes", "", "modes to run beside Full: letters, ranges and lists (A-I, A,C,F-H, all); default all, or Full alone with --sweep")
 	f.StringVar(&opts.Sweep, "sweep", "", "sweep one configuration key over values instead of the modes: key=v1,v2,...")
 	f.StringVar(&opts.Dir, "out", "", "output directory (default: runs/ablate-<task>, or runs/sweep-<task>-<key>)")
+	f.Int64SliceVar(&opts.Seeds, "seeds", nil, "training seeds, e.g. 0,1,2: the ablation once per seed on the same data (seed 0's in --out, seed s's in <out>/seed<s>), merged over the seeds into <out>/seeds")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override one configuration key for every run, key=value (repeatable)")
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps of every run (default: optim.steps)")
 	f.IntVar(&opts.Warmup, "warmup", 0, "warm-up steps (default: optim.warmup, scaled to --steps)")

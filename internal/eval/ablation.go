@@ -6,8 +6,12 @@ import (
 	"slices"
 )
 
-// AblationFormat versions ablation.json.
-const AblationFormat = "uhno-ablation/1"
+// AblationFile is the name of `uhno ablate`'s result in its directory,
+// and AblationFormat versions it.
+const (
+	AblationFile   = "ablation.json"
+	AblationFormat = "uhno-ablation/1"
+)
 
 // Ablation is ablation.json, the result of `uhno ablate`: the Full model
 // and each ablation mode of Tab. ablation-setup (Kind "modes"), or one

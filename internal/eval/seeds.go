@@ -135,3 +135,46 @@ func mergeSummaries(sums []Summary, spec BootstrapSpec) (Summary, error) {
 	}
 	return s, nil
 }
+
+// MergeAblations merges one ablation's results at several training seeds
+// (seeds[k] the seed of abs[k]) entry by entry, as MergeSeeds merges
+// evaluations: every seed must have run the same task, kind and entries
+// on the same data and test trajectories. Each entry's run and step are
+// seed 0's (the first given); its evaluation is the merge, and the
+// degradation factors of a modes ablation are recomputed from the means
+// over seeds.
+func MergeAblations(abs []Ablation, seeds []int64, spec BootstrapSpec) (Ablation, error) {
+	if len(abs) == 0 || len(abs) != len(seeds) {
+		return Ablation{}, fmt.Errorf("eval: %d ablations for %d seeds", len(abs), len(seeds))
+	}
+	first := abs[0]
+	out := first
+	out.Entries = slices.Clone(first.Entries)
+	for k, a := range abs[1:] {
+		if a.Task != first.Task || a.Kind != first.Kind || a.Data != first.Data || a.Trajs != first.Trajs ||
+			a.Steps != first.Steps || len(a.Entries) != len(first.Entries) {
+			return Ablation{}, fmt.Errorf("eval: the ablation of seed %d is not of seed %d's task, entries, data and trajectories", seeds[k+1], seeds[0])
+		}
+	}
+	for i, e := range first.Entries {
+		sums := make([]Summary, len(abs))
+		cps := make([]string, len(abs))
+		for k, a := range abs {
+			if a.Entries[i].Mode != e.Mode || a.Entries[i].Value != e.Value {
+				return Ablation{}, fmt.Errorf("eval: entry %d is %s at seed %d and %s at seed %d", i, e.Label, seeds[0], a.Entries[i].Label, seeds[k])
+			}
+			sums[k], cps[k] = a.Entries[i].Eval, a.Entries[i].Run
+		}
+		s, err := mergeSummaries(sums, spec)
+		if err != nil {
+			return Ablation{}, fmt.Errorf("eval: %s: %w", e.Label, err)
+		}
+		s.Seeds.Seeds, s.Seeds.Checkpoints = slices.Clone(seeds), cps
+		out.Entries[i].Eval = s
+		out.Entries[i].Factor = nil
+	}
+	if out.Kind == "modes" {
+		DegradationFactors(out.Entries, "full")
+	}
+	return out, nil
+}

@@ -1,11 +1,14 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +59,11 @@ type AblateOptions struct {
 	// DynamicsSet says it was given (a 3D task then keeps it on).
 	DynamicsEvery int
 	DynamicsSet   bool
+	// Seeds are training seeds (--seeds): the whole ablation once per
+	// seed, on the same data (seed 0's in Dir, seed s's in Dir/seed<s>),
+	// then merged over the seeds into Dir/seeds (eval.MergeAblations).
+	// Empty: one ablation at the configuration's seed.
+	Seeds []int64
 }
 
 // parseModes reads --modes (model.ParseModes) as the modes' names.
@@ -103,8 +111,12 @@ type ablateEntry struct {
 	cfg                config.Config
 }
 
-// Ablate trains and evaluates every entry and writes the outputs.
+// Ablate trains and evaluates every entry and writes the outputs (with
+// Seeds, once per seed and then the merge: ablateSeeds).
 func Ablate(ctx context.Context, opts *AblateOptions) error {
+	if len(opts.Seeds) > 0 {
+		return ablateSeeds(ctx, opts)
+	}
 	// Data parallelism is uhno train's alone: under a launcher every rank
 	// would run and evaluate every mode into the same directories.
 	if l, err := dist.Detect(os.Getenv); err == nil && l.Size > 1 {
@@ -142,13 +154,7 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 			return err
 		}
 	}
-	dir := opts.Dir
-	if dir == "" {
-		dir = filepath.Join(RunsDir, "ablate-"+opts.Task)
-		if sweepKey != "" {
-			dir = filepath.Join(RunsDir, "sweep-"+opts.Task+"-"+sweepKey)
-		}
-	}
+	dir := cmp.Or(opts.Dir, defaultAblateDir(opts.Task, sweepKey))
 
 	// The shared schedule: uhno train's flags, the warm-up scaled once.
 	base := TrainOptions{Env: opts.Env, Model: "uhno", Params: opts.Params, DataDir: opts.DataDir, Threads: opts.Threads,
@@ -347,4 +353,74 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 		eval.DegradationFactors(res.Entries, model.ModeFull)
 	}
 	return writeAblation(dir, &res, opts.Out)
+}
+
+// defaultAblateDir is where an ablation goes without --out:
+// runs/ablate-<task>, or runs/sweep-<task>-<key> for a sweep.
+func defaultAblateDir(task, sweepKey string) string {
+	if sweepKey != "" {
+		return filepath.Join(RunsDir, "sweep-"+task+"-"+sweepKey)
+	}
+	return filepath.Join(RunsDir, "ablate-"+task)
+}
+
+// ablateSeeds is Ablate with opts.Seeds: the ablation at each seed (the
+// seed set on every run, after the other settings), then their
+// ablation.json files merged over the seeds into <dir>/seeds.
+func ablateSeeds(ctx context.Context, opts *AblateOptions) error {
+	for i, sd := range opts.Seeds {
+		if sd < 0 || slices.Contains(opts.Seeds[:i], sd) {
+			return fmt.Errorf("ablate: --seeds: %d: want distinct seeds >= 0, such as 0,1,2", sd)
+		}
+	}
+	for _, set := range opts.Sets {
+		if k, _, _ := strings.Cut(set, "="); k == "seed" {
+			return fmt.Errorf("ablate: --set %s and --seeds both set the runs' seed; give --seeds alone", set)
+		}
+	}
+	sweepKey := ""
+	if opts.Sweep != "" {
+		k, _, err := parseSweep(opts.Sweep)
+		if err != nil {
+			return err
+		}
+		sweepKey = k
+	}
+	dir := cmp.Or(opts.Dir, defaultAblateDir(opts.Task, sweepKey))
+	var abs []eval.Ablation
+	for _, sd := range opts.Seeds {
+		o := *opts
+		o.Seeds, o.Dir = nil, dir
+		if sd != 0 {
+			o.Dir = filepath.Join(dir, fmt.Sprintf("seed%d", sd))
+		}
+		seedSet := fmt.Sprintf("seed=%d", sd)
+		o.Configure = func(mode string, sets []string) (config.Config, error) {
+			return opts.Configure(mode, append(slices.Clone(sets), seedSet))
+		}
+		fmt.Fprintf(opts.Out, "ablate: seed %d into %s\n", sd, o.Dir)
+		if err := Ablate(ctx, &o); err != nil {
+			return err
+		}
+		raw, err := os.ReadFile(filepath.Join(o.Dir, eval.AblationFile))
+		if err != nil {
+			return fmt.Errorf("ablate: %w", err)
+		}
+		var a eval.Ablation
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return fmt.Errorf("ablate: %s: %w", filepath.Join(o.Dir, eval.AblationFile), err)
+		}
+		abs = append(abs, a)
+	}
+	spec := eval.DefaultBootstrap
+	spec.Resamples, spec.Seed = opts.Resamples, opts.Seed
+	merged, err := eval.MergeAblations(abs, opts.Seeds, spec)
+	if err != nil {
+		return fmt.Errorf("ablate: %w", err)
+	}
+	merged.Command = ablateCommand(opts)
+	if err := os.MkdirAll(filepath.Join(dir, "seeds"), 0o755); err != nil {
+		return fmt.Errorf("ablate: %w", err)
+	}
+	return writeAblation(filepath.Join(dir, "seeds"), &merged, opts.Out)
 }

@@ -57,6 +57,13 @@ func ablateCommand(opts *AblateOptions) string {
 	if opts.Modes != "" {
 		parts = append(parts, "--modes "+opts.Modes)
 	}
+	if len(opts.Seeds) > 0 {
+		seeds := make([]string, len(opts.Seeds))
+		for i, s := range opts.Seeds {
+			seeds[i] = strconv.FormatInt(s, 10)
+		}
+		parts = append(parts, "--seeds "+strings.Join(seeds, ","))
+	}
 	if opts.Steps > 0 {
 		parts = append(parts, "--steps "+strconv.Itoa(opts.Steps))
 	}
@@ -88,7 +95,7 @@ func writeAblation(dir string, res *eval.Ablation, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("ablate: encoding results: %w", err)
 	}
-	if err := writeFile("ablate", filepath.Join(dir, "ablation.json"), append(raw, '\n')); err != nil {
+	if err := writeFile("ablate", filepath.Join(dir, eval.AblationFile), append(raw, '\n')); err != nil {
 		return err
 	}
 	md := ablationMarkdown(res)
@@ -120,7 +127,7 @@ func writeAblation(dir string, res *eval.Ablation, out io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "results in %s and %s", filepath.Join(dir, "ablation.json"), filepath.Join(dir, "ablation.md"))
+	fmt.Fprintf(out, "results in %s and %s", filepath.Join(dir, eval.AblationFile), filepath.Join(dir, "ablation.md"))
 	if fig != "" {
 		fmt.Fprintf(out, ", figure %s", fig)
 	}

@@ -86,6 +86,11 @@ func (b *builder) ablationSource(a ablationInput) {
 	}
 	b.printf("Source: %s (uhno ablate, uhno %s). Command: %s. Shared schedule: %s. Evaluation: rollout of %d steps on %d test trajectories of %s.\n\n",
 		code(a.file), cmp.Or(ab.Version, "version not recorded"), command, sched, ab.Steps, ab.Trajs, code(ab.Data))
+	if len(ab.Entries) > 0 && ab.Entries[0].Eval.Seeds != nil {
+		b.printf("**Over training seeds %s** (uhno ablate --seeds; eval.MergeAblations): each value is the mean over the seeds of each seed's mean "+
+			"over the test trajectories, its interval a bootstrap over seeds and trajectories (so it holds the training variance), and the factors "+
+			"are of those means; the runs named are seed %d's.\n\n", joinSeeds(ab.Entries[0].Eval.Seeds.Seeds), ab.Entries[0].Eval.Seeds.Seeds[0])
+	}
 }
 
 // factor is an entry's degradation factor in a metric: the recorded one,

@@ -30,7 +30,7 @@ const (
 // File names inside the directories of uhno eval and uhno ablate.
 const (
 	ResultsFile  = eval.ResultsFile
-	AblationFile = "ablation.json"
+	AblationFile = eval.AblationFile
 )
 
 // Kinds of input, as the report names them.

@@ -69,13 +69,22 @@ func (o *RunOptions) stabilityData(ctx context.Context, runs []*planned, e Eval)
 // be evaluated. Current evaluations are skipped, so a second call costs
 // seconds.
 func (o *RunOptions) evaluateTask(ctx context.Context, env experiment.Env, g *Grid, runs []*planned, steps int, task string, withAblation bool) (inputs, notes []string, err error) {
+	var ablations []string
 	for _, seed := range g.Seeds {
 		in, err := o.ablateTask(ctx, env, g, steps, task, seed, withAblation)
 		if err != nil {
 			return nil, nil, err
 		}
-		inputs = append(inputs, in...)
+		ablations = append(ablations, in...)
 	}
+	if len(ablations) > 1 { // one per seed: the report reads their merge
+		dir, err := o.mergeAblations(task, g.Seeds, ablations)
+		if err != nil {
+			return nil, nil, err
+		}
+		ablations = []string{dir}
+	}
+	inputs = append(inputs, ablations...)
 	merged := map[string]bool{} // per-seed evaluations a merge stands for
 	for _, e := range g.Evals {
 		if e.Task != task {
@@ -147,6 +156,53 @@ func (o *RunOptions) ablateTask(ctx context.Context, env experiment.Env, g *Grid
 	return []string{a.Dir}, nil
 }
 
+// mergeAblations merges task's ablations at seeds (their directories
+// dirs, in seeds' order) into <task>/ablate-seeds (eval.MergeAblations)
+// and returns that directory.
+func (o *RunOptions) mergeAblations(task string, seeds []int64, dirs []string) (string, error) {
+	var abs []eval.Ablation
+	for _, d := range dirs {
+		path := filepath.Join(d, eval.AblationFile)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("reproduce: %w", err)
+		}
+		var a eval.Ablation
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return "", fmt.Errorf("reproduce: %s: %w", path, err)
+		}
+		abs = append(abs, a)
+	}
+	spec := eval.DefaultBootstrap
+	spec.Resamples, spec.Seed = o.Resamples, o.Seed
+	merged, err := eval.MergeAblations(abs, seeds, spec)
+	if err != nil {
+		return "", fmt.Errorf("reproduce: %s's ablation over seeds: %w", task, err)
+	}
+	dir := filepath.Join(o.Dir, task, "ablate-seeds")
+	if err := writeJSON(dir, eval.AblationFile, merged); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(o.Out, "reproduce: %s's ablation over seeds %v into %s\n", task, seeds, dir)
+	return dir, nil
+}
+
+// writeJSON writes v as indented JSON to dir/name, atomically, making
+// dir.
+func writeJSON(dir, name string, v any) error {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reproduce: %s: %w", filepath.Join(dir, name), err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("reproduce: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, name), append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("reproduce: %w", err)
+	}
+	return nil
+}
+
 // evaluate runs one side-by-side evaluation (skipped when current). It
 // returns its directory, or a note when Tab. stability's evaluation
 // cannot be made (the data are too short and no longer file could be
@@ -209,16 +265,9 @@ func (o *RunOptions) merge(m Merge) (dir, note string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("reproduce: %s: %w", m.Dir, err)
 	}
-	raw, err := json.MarshalIndent(merged, "", "  ")
-	if err != nil {
-		return "", "", fmt.Errorf("reproduce: %s: %w", m.Dir, err)
-	}
 	dir = filepath.Join(o.Dir, m.Dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", fmt.Errorf("reproduce: %w", err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, eval.ResultsFile), append(raw, '\n'), 0o644); err != nil {
-		return "", "", fmt.Errorf("reproduce: %w", err)
+	if err := writeJSON(dir, eval.ResultsFile, merged); err != nil {
+		return "", "", err
 	}
 	fmt.Fprintf(o.Out, "reproduce: %s over seeds %v into %s\n", strings.Join(m.Evals, ", "), m.Seeds, dir)
 	return dir, "", nil

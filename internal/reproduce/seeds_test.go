@@ -133,3 +133,35 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestRunSeedsAblation: with --seeds, Tab. ablation-extra's ablation runs
+// once per seed and the report reads their merge (<task>/ablate-seeds).
+func TestRunSeedsAblation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	dir := t.TempDir()
+	data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
+	grid := Options{Tables: []string{"ablation-extra"}, Tasks: []string{"burgers"}, Models: []string{"uhno"}, Seeds: []int64{0, 1}}
+	if stdout, err := run(t, tinyRun(t, data, out, 4, grid)); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "burgers/ablate-seeds", eval.AblationFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ab eval.Ablation
+	if err := json.Unmarshal(raw, &ab); err != nil {
+		t.Fatal(err)
+	}
+	if len(ab.Entries) != 10 || ab.Entries[0].Eval.Seeds == nil || !slices.Equal(ab.Entries[0].Eval.Seeds.Seeds, []int64{0, 1}) {
+		t.Fatalf("merged ablation: %d entries, seeds %+v", len(ab.Entries), ab.Entries[0].Eval.Seeds)
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), "(uhno ablate --seeds; eval.MergeAblations)") || strings.Contains(string(report), "burgers/seed1/ablate/ablation.json") {
+		t.Errorf("the report does not read the ablation over seeds alone:\n%s", report)
+	}
+}
