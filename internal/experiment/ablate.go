@@ -112,69 +112,82 @@ type ablateEntry struct {
 }
 
 // Ablate trains and evaluates every entry and writes the outputs (with
-// Seeds, once per seed and then the merge: ablateSeeds).
+// Seeds, once per seed and then the merge: ablateSeeds). Its phases:
+// resolve the entries (ablatePlan), the data and the sizes (ablateData),
+// train (ablateTrain), evaluate (ablateEvaluate), write.
 func Ablate(ctx context.Context, opts *AblateOptions) error {
 	if len(opts.Seeds) > 0 {
 		return ablateSeeds(ctx, opts)
 	}
+	p, err := ablatePlan(opts)
+	if err != nil {
+		return err
+	}
+	in, out, nTest, err := ablateData(ctx, opts, p)
+	if err != nil {
+		return err
+	}
+	lk, err := runlock.Acquire(p.dir) // one ablation per directory; each run locks its own too
+	if err != nil {
+		return fmt.Errorf("ablate: %w", err)
+	}
+	defer lk.Release()
+	if err := ablateTrain(ctx, opts, p, in, out); err != nil {
+		return err
+	}
+	res, err := ablateEvaluate(ctx, opts, p, nTest)
+	if err != nil {
+		return err
+	}
+	return writeAblation(p.dir, res, opts.Out)
+}
+
+// ablatePlanned is an ablation resolved from its options: where it
+// goes, the swept key (empty for modes) and the entries, each with its
+// configuration and training options.
+type ablatePlanned struct {
+	dir      string
+	sweepKey string
+	base     TrainOptions
+	entries  []*ablateEntry
+}
+
+// ablatePlan checks the options and resolves the entries: the modes (or
+// the sweep's values), each one's configuration and training options;
+// a bad --params is refused here, before the data are generated.
+func ablatePlan(opts *AblateOptions) (*ablatePlanned, error) {
 	// Data parallelism is uhno train's alone: under a launcher every rank
 	// would run and evaluate every mode into the same directories.
 	if l, err := dist.Detect(os.Getenv); err == nil && l.Size > 1 {
-		return fmt.Errorf("ablate: started by %s as %d ranks, but uhno ablate does not run data-parallel; run it as one process, or train each mode with mpirun ... uhno train --mode X", l.Launcher, l.Size)
+		return nil, fmt.Errorf("ablate: started by %s as %d ranks, but uhno ablate does not run data-parallel; run it as one process, or train each mode with mpirun ... uhno train --mode X", l.Launcher, l.Size)
 	}
 	if opts.Steps < 0 || opts.Warmup < 0 || opts.Batch < 0 || opts.Rollout < 0 || opts.Limit < 0 || opts.Resamples < 1 {
-		return fmt.Errorf("ablate: --steps, --warmup, --batch, --rollout and --trajectories must not be negative, --resamples >= 1")
+		return nil, fmt.Errorf("ablate: --steps, --warmup, --batch, --rollout and --trajectories must not be negative, --resamples >= 1")
 	}
-	var (
-		sweepKey  string
-		sweepVals []string
-		modes     []string
-		err       error
-	)
-	if opts.Sweep != "" {
-		if sweepKey, sweepVals, err = parseSweep(opts.Sweep); err != nil {
-			return err
-		}
-		modes = []string{model.ModeFull}
-		if opts.Modes != "" {
-			if modes, err = parseModes(opts.Modes); err != nil {
-				return err
-			}
-			if len(modes) > 2 {
-				return fmt.Errorf("ablate: --sweep runs one mode over the values; --modes %q names %d", opts.Modes, len(modes)-1)
-			}
-			modes = modes[len(modes)-1:]
-		}
-	} else {
-		spec := opts.Modes
-		if spec == "" {
-			spec = "all"
-		}
-		if modes, err = parseModes(spec); err != nil {
-			return err
-		}
+	sweepKey, sweepVals, modes, err := ablateModes(opts)
+	if err != nil {
+		return nil, err
 	}
-	dir := cmp.Or(opts.Dir, defaultAblateDir(opts.Task, sweepKey))
+	p := &ablatePlanned{dir: cmp.Or(opts.Dir, defaultAblateDir(opts.Task, sweepKey)), sweepKey: sweepKey}
 
 	// The shared schedule: uhno train's flags, the warm-up scaled once.
-	base := TrainOptions{Env: opts.Env, Model: "uhno", Params: opts.Params, DataDir: opts.DataDir, Threads: opts.Threads,
+	p.base = TrainOptions{Env: opts.Env, Model: "uhno", Params: opts.Params, DataDir: opts.DataDir, Threads: opts.Threads,
 		Quiet: opts.Quiet, Graph: true, LogEvery: opts.LogEvery, ValEvery: opts.ValEvery, CkptEvery: opts.CkptEvery,
 		Keep: 2, ValPairs: 256, DynamicsEvery: opts.DynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories}
 	if opts.DynamicsSet {
-		base.Changed = func(name string) bool { return name == "dynamics-every" }
+		p.base.Changed = func(name string) bool { return name == "dynamics-every" }
 	}
 	if opts.Prepare != nil {
 		if err := opts.Prepare(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	var entries []*ablateEntry
 	add := func(mode, value string) error {
-		e := &ablateEntry{mode: mode, value: value, label: model.Mode(mode).Label(), dir: filepath.Join(dir, mode), opts: base}
+		e := &ablateEntry{mode: mode, value: value, label: model.Mode(mode).Label(), dir: filepath.Join(p.dir, mode), opts: p.base}
 		var sets []string
 		if sweepKey != "" {
 			e.label = sweepKey + " = " + value
-			e.dir = filepath.Join(dir, sweepKey+"="+value)
+			e.dir = filepath.Join(p.dir, sweepKey+"="+value)
 			sets = []string{sweepKey + "=" + value}
 		}
 		e.opts.Dir = e.dir
@@ -188,56 +201,84 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 		}
 		e.cfg = cfg
 		e.opts.Configure = func(io.Writer) (config.Config, error) { return cfg, nil }
-		entries = append(entries, e)
+		p.entries = append(p.entries, e)
 		return nil
 	}
 	for _, m := range modes {
 		if sweepKey == "" {
 			if err := add(m, ""); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
 		for _, v := range sweepVals {
 			if err := add(m, v); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	cfg0 := entries[0].cfg
+	return p, nil
+}
 
-	// The data, once: generated on first use as uhno train does; its plan
-	// fixes the model's channels, so every entry's size can be printed
-	// before anything trains.
-	path, stride, dataDir, err := trainData(ctx, cfg0, &base, runrec.BuildRecord{})
+// ablateModes reads --modes and --sweep: the swept key and values (none
+// for a modes ablation) and the modes, Full first.
+func ablateModes(opts *AblateOptions) (sweepKey string, sweepVals, modes []string, err error) {
+	if opts.Sweep == "" {
+		spec := cmp.Or(opts.Modes, "all")
+		modes, err = parseModes(spec)
+		return "", nil, modes, err
+	}
+	if sweepKey, sweepVals, err = parseSweep(opts.Sweep); err != nil {
+		return "", nil, nil, err
+	}
+	modes = []string{model.ModeFull}
+	if opts.Modes != "" {
+		if modes, err = parseModes(opts.Modes); err != nil {
+			return "", nil, nil, err
+		}
+		if len(modes) > 2 {
+			return "", nil, nil, fmt.Errorf("ablate: --sweep runs one mode over the values; --modes %q names %d", opts.Modes, len(modes)-1)
+		}
+		modes = modes[len(modes)-1:]
+	}
+	return sweepKey, sweepVals, modes, nil
+}
+
+// ablateData makes the data once (generated on first use as uhno train
+// does), whose plan fixes the model's channels, and prints every entry's
+// size before anything trains. It returns the channels and the number of
+// test trajectories.
+func ablateData(ctx context.Context, opts *AblateOptions, p *ablatePlanned) (in, out, nTest int, err error) {
+	cfg0 := p.entries[0].cfg
+	path, stride, dataDir, err := trainData(ctx, cfg0, &p.base, runrec.BuildRecord{})
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
 	td, err := openTaskData(cfg0, path, stride, statsFrom{Sidecar: freshSidecar(path, dataDir)})
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
-	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
-	nTest := len(td.split.Test)
+	in, out = td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
+	nTest = len(td.split.Test)
 	td.ds.Close()
 	var fullCount int
-	specs := make([]model.Spec, len(entries))
-	for i, e := range entries {
+	specs := make([]model.Spec, len(p.entries))
+	for i, e := range p.entries {
 		spec, err := uhnoSpec(e.cfg, in, out, opts.Params)
 		if err != nil {
-			return err
+			return 0, 0, 0, err
 		}
 		if spec, err = model.ResolveFlat(spec); err != nil {
-			return err
+			return 0, 0, 0, err
 		}
 		specs[i] = spec
 		if e.mode == model.ModeFull && fullCount == 0 {
 			fullCount = model.CountUHNO(spec)
 		}
 	}
-	fmt.Fprintf(opts.Out, "ablate %s: %d runs of %d steps (warm-up %d, batch %d) in %s\n", cfg0.Task, len(entries),
-		cfg0.Optim.Steps, cfg0.Optim.Warmup, cfg0.Optim.Batch, dir)
-	for i, e := range entries {
+	fmt.Fprintf(opts.Out, "ablate %s: %d runs of %d steps (warm-up %d, batch %d) in %s\n", cfg0.Task, len(p.entries),
+		cfg0.Optim.Steps, cfg0.Optim.Warmup, cfg0.Optim.Batch, p.dir)
+	for i, e := range p.entries {
 		n := model.CountUHNO(specs[i])
 		line := fmt.Sprintf("  %-14s %9s parameters", e.label, groupDigits(n))
 		if fullCount > 0 && e.mode != model.ModeFull {
@@ -248,16 +289,15 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 		}
 		fmt.Fprintln(opts.Out, line)
 	}
-	lk, err := runlock.Acquire(dir) // one ablation per directory; each run locks its own too
-	if err != nil {
-		return fmt.Errorf("ablate: %w", err)
-	}
-	defer lk.Release()
+	return in, out, nTest, nil
+}
 
-	// Train every entry: finished runs are skipped, interrupted ones
-	// resumed.
-	// Every directory is checked before anything trains, so a directory
-	// of other settings stops the command before hours of work, not after.
+// ablateTrain trains every entry: finished runs are skipped, interrupted
+// ones resumed. Every directory is checked before anything trains, so a
+// directory of other settings stops the command before hours of work,
+// not after.
+func ablateTrain(ctx context.Context, opts *AblateOptions, p *ablatePlanned, in, out int) error {
+	entries := p.entries
 	states := make([]State, len(entries))
 	for i, e := range entries {
 		rec, err := PlanRecord(e.cfg, "uhno", in, out, opts.Params, 0)
@@ -307,7 +347,13 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 		trained++
 	}
 
-	// Evaluate every entry (cached in <dir>/eval/<name>/results.json).
+	return nil
+}
+
+// ablateEvaluate evaluates every entry (cached in
+// <dir>/eval/<name>/results.json) and returns the ablation's results.
+func ablateEvaluate(ctx context.Context, opts *AblateOptions, p *ablatePlanned, nTest int) (*eval.Ablation, error) {
+	entries, dir, sweepKey, cfg0 := p.entries, p.dir, p.sweepKey, p.entries[0].cfg
 	steps := cfg0.Data.Rollout
 	if opts.Rollout > 0 {
 		steps = opts.Rollout
@@ -327,7 +373,7 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 		evalDir := filepath.Join(dir, "eval", filepath.Base(e.dir))
 		r, err := readEvalCache(evalDir, e.cfg.Optim.Steps, steps, wantTrajs, opts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if r == nil {
 			fmt.Fprintf(opts.Out, "ablate: evaluating %s [%d/%d]\n", e.label, i+1, len(entries))
@@ -335,13 +381,13 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 				Dir: evalDir, DataDir: opts.DataDir, Threads: opts.Threads, Limit: opts.Limit, Resamples: opts.Resamples,
 				Seed: opts.Seed, Quiet: opts.Quiet}
 			if err := Eval(ctx, &eo); err != nil {
-				return err
+				return nil, err
 			}
 			if r, err = readEvalCache(evalDir, e.cfg.Optim.Steps, steps, wantTrajs, opts); err != nil {
-				return err
+				return nil, err
 			}
 			if r == nil {
-				return fmt.Errorf("ablate: %s: the evaluation just written does not match the run", evalDir)
+				return nil, fmt.Errorf("ablate: %s: the evaluation just written does not match the run", evalDir)
 			}
 		}
 		m := r.Models[0]
@@ -352,7 +398,7 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 	if sweepKey == "" {
 		eval.DegradationFactors(res.Entries, model.ModeFull)
 	}
-	return writeAblation(dir, &res, opts.Out)
+	return &res, nil
 }
 
 // defaultAblateDir is where an ablation goes without --out:
