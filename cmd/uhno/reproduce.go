@@ -38,58 +38,7 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
 	cmd := &cobra.Command{
 		Use:   "reproduce [--tables LIST|all] [--tasks LIST|all] [--models LIST|all] [--schedule paper|cpu5k] [--steps N] [--params 0.62M] [--parallel N] [--dry-run] [--out DIR]",
 		Short: "Regenerate the paper's tables: train every (task, model or mode) run, evaluate, bench and report, resumably",
-		Long: `Work out the runs the chosen tables need (Tab. main-acc, main-acc-h1,
-stability, spectral, fno-wider, ablation-extra, cost), train each as an
-ordinary run of uhno train (<out>/<task>/<model>; ablation modes in
-<out>/<task>/ablate/<mode>, whose full is a link to ../uhno), evaluate each
-task's runs side by side (<task>/eval, and <task>/eval-4x at 4x the
-training horizon for Tab. stability), run uhno ablate's evaluation for
-Tab. ablation-extra, bench Tab. cost (<out>/bench), and write one report
-(<out>/report/report.md) beside the paper's values with the schedule, the
-commit and the commands.
-
-Resumable like uhno ablate: finished runs and current evaluations are
-skipped, an interrupted run resumes, a run directory made with other
-settings is refused naming the first difference, Ctrl-C stops after a
-checkpoint. --parallel N trains N runs at once with the threads split;
-training's bits do not depend on the split. On a 2-core machine two
-1-thread copies of one model did 1.1-1.6x the steps of one 2-thread
-training, two different models no more (docs/PERFORMANCE.md). --dry-run --parallel N times each step with N
-runs at once and prints the wall time, so a machine's best N can be
-read off before training.
-
-Schedules (--schedule; --steps N overrides the steps, the warm-up scaled
-as uhno train scales it):
-` + schedules.String() + `
---cell K trains cell K alone (the same flags plan the same grid) and
---finish evaluates, benches and reports once every cell is done, so any
-scheduler can run the grid; --slurm FILE writes a Slurm script doing so
-(a job array of --cell, then an afterok job of --finish). --dry-run prints
-the grid, every run's parameter count beside U-HNO's, its data and an
-estimate of its time from measured training steps on this machine (the
-median of --estimate-steps, default 1; the machine should be quiet).
-Without --cell or --finish, each task is evaluated as soon as its last run
-is trained and the report is rewritten over the tasks done so far (an
-interim report, said so at its top), so a grid of days shows each column
-when it is ready; a task with Tab. ablation-extra's modes is evaluated
-when its models are trained, and its ablation when the modes are. The
-finish then skips those evaluations as current. On
-a cluster, the same command with --tasks TASK --finish reports one task's
-finished cells early.
-3D-CFD needs PDEBench's file (--pdebench FILE, or one indexed by uhno
-datagen --pdebench); without it the report lists the cells left out.
-
---seeds 0,1,2 trains every cell once per training seed: the seed changes
-the initialisation and the batch order, never the data (one data file per
-task, one test split; data.seed). Seed 0's runs are the one-seed grid's,
-so a grid already trained is reused; seed s's runs, evaluations and
-ablation live under <task>/seed<s>/. Each task's evaluations are merged
-over the seeds into <task>/eval-seeds (and eval-4x-seeds): per model the
-mean over seeds of each seed's mean, each seed's value and the spread
-between them, and an interval from a bootstrap over seeds and test
-trajectories, which holds the training variance; the report reads the
-merge and ranks by the seed means. --cell, --slurm and --parallel cover
-the seed axis (a seed's cells follow the one before's).`,
+		Long:  reproduceLong + schedules.String() + reproduceLongTail,
 		Example: `  uhno reproduce --dry-run --schedule paper
   uhno reproduce --tasks burgers,darcy --models uhno,fno --steps 30 --params 0.06M
   uhno reproduce --schedule cpu5k --parallel 2 --out runs/reproduce
@@ -194,3 +143,61 @@ func reproduceRun(ctx context.Context, opts *reproduceOptions) error {
 	fmt.Fprintf(o.Out, "reproduce: %d cells; submit with: bash %s\n", len(g.Runs), opts.Slurm)
 	return nil
 }
+
+// reproduceLong and reproduceLongTail are `uhno reproduce --help`'s text,
+// before and after the list of schedules.
+const (
+	reproduceLong = `Work out the runs the chosen tables need (Tab. main-acc, main-acc-h1,
+stability, spectral, fno-wider, ablation-extra, cost), train each as an
+ordinary run of uhno train (<out>/<task>/<model>; ablation modes in
+<out>/<task>/ablate/<mode>, whose full is a link to ../uhno), evaluate each
+task's runs side by side (<task>/eval, and <task>/eval-4x at 4x the
+training horizon for Tab. stability), run uhno ablate's evaluation for
+Tab. ablation-extra, bench Tab. cost (<out>/bench), and write one report
+(<out>/report/report.md) beside the paper's values with the schedule, the
+commit and the commands.
+
+Resumable like uhno ablate: finished runs and current evaluations are
+skipped, an interrupted run resumes, a run directory made with other
+settings is refused naming the first difference, Ctrl-C stops after a
+checkpoint. --parallel N trains N runs at once with the threads split;
+training's bits do not depend on the split. On a 2-core machine two
+1-thread copies of one model did 1.1-1.6x the steps of one 2-thread
+training, two different models no more (docs/PERFORMANCE.md). --dry-run --parallel N times each step with N
+runs at once and prints the wall time, so a machine's best N can be
+read off before training.
+
+Schedules (--schedule; --steps N overrides the steps, the warm-up scaled
+as uhno train scales it):
+`
+	reproduceLongTail = `
+--cell K trains cell K alone (the same flags plan the same grid) and
+--finish evaluates, benches and reports once every cell is done, so any
+scheduler can run the grid; --slurm FILE writes a Slurm script doing so
+(a job array of --cell, then an afterok job of --finish). --dry-run prints
+the grid, every run's parameter count beside U-HNO's, its data and an
+estimate of its time from measured training steps on this machine (the
+median of --estimate-steps, default 1; the machine should be quiet).
+Without --cell or --finish, each task is evaluated as soon as its last run
+is trained and the report is rewritten over the tasks done so far (an
+interim report, said so at its top), so a grid of days shows each column
+when it is ready; a task with Tab. ablation-extra's modes is evaluated
+when its models are trained, and its ablation when the modes are. The
+finish then skips those evaluations as current. On
+a cluster, the same command with --tasks TASK --finish reports one task's
+finished cells early.
+3D-CFD needs PDEBench's file (--pdebench FILE, or one indexed by uhno
+datagen --pdebench); without it the report lists the cells left out.
+
+--seeds 0,1,2 trains every cell once per training seed: the seed changes
+the initialisation and the batch order, never the data (one data file per
+task, one test split; data.seed). Seed 0's runs are the one-seed grid's,
+so a grid already trained is reused; seed s's runs, evaluations and
+ablation live under <task>/seed<s>/. Each task's evaluations are merged
+over the seeds into <task>/eval-seeds (and eval-4x-seeds): per model the
+mean over seeds of each seed's mean, each seed's value and the spread
+between them, and an interval from a bootstrap over seeds and test
+trajectories, which holds the training variance; the report reads the
+merge and ranks by the seed means. --cell, --slurm and --parallel cover
+the seed axis (a seed's cells follow the one before's).`
+)

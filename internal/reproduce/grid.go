@@ -273,18 +273,7 @@ func Plan(o Options) (*Grid, error) {
 			}
 		}
 	}
-	// One copy of every cell per seed (the cells above are seed 0's
-	// layout).
-	base := g.Runs
-	g.Runs = nil
-	for _, sd := range seeds {
-		for _, r := range base {
-			r.Seed = sd
-			r.Tables = slices.Clone(r.Tables)
-			r.Dir = seedDir(r.Task, sd) + strings.TrimPrefix(r.Dir, r.Task)
-			g.Runs = append(g.Runs, r)
-		}
-	}
+	g.Runs = perSeed(g.Runs, seeds)
 	// Runs in a stable order: by seed in the order given, then task in
 	// the paper's order, then models in the paper's order, then modes;
 	// the index is the cell number (seed 0 first keeps a one-seed grid's
@@ -310,11 +299,36 @@ func Plan(o Options) (*Grid, error) {
 		}
 		return ak < bk
 	})
-	// One evaluation per task over all its runs but the ablation modes
-	// (evaluated by uhno ablate's pipeline) at the training horizon,
-	// and one at 4x over the stability runs.
-	// Per seed; with several seeds each task's evaluations at one
-	// horizon are merged over the seeds (Merge).
+	planEvals(g)
+	if len(g.Runs) == 0 && len(g.Bench) == 0 {
+		return nil, fmt.Errorf("the grid is empty: tables %s have no cell among tasks %s and models %s",
+			strings.Join(tables, ","), strings.Join(tasks, ","), strings.Join(models, ","))
+	}
+	return g, nil
+}
+
+// perSeed is one copy of every cell of base (seed 0's layout) per seed,
+// seed s's under <task>/seed<s>/.
+func perSeed(base []Cell, seeds []int64) []Cell {
+	var out []Cell
+	for _, sd := range seeds {
+		for _, r := range base {
+			r.Seed = sd
+			r.Tables = slices.Clone(r.Tables)
+			r.Dir = seedDir(r.Task, sd) + strings.TrimPrefix(r.Dir, r.Task)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// planEvals plans g's evaluations: one per task and seed over all its
+// runs but the ablation modes (evaluated by uhno ablate's pipeline) at
+// the training horizon, and one at 4x over the stability runs; with
+// several seeds, each task's evaluations at one horizon merged over the
+// seeds (Merge).
+func planEvals(g *Grid) {
+	seeds := g.Seeds
 	for _, task := range config.PaperTaskNames() {
 		merges := map[int]*Merge{}
 		for _, sd := range seeds {
@@ -351,9 +365,4 @@ func Plan(o Options) (*Grid, error) {
 			}
 		}
 	}
-	if len(g.Runs) == 0 && len(g.Bench) == 0 {
-		return nil, fmt.Errorf("the grid is empty: tables %s have no cell among tasks %s and models %s",
-			strings.Join(tables, ","), strings.Join(tasks, ","), strings.Join(models, ","))
-	}
-	return g, nil
 }
