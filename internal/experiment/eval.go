@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,7 +58,9 @@ type EvalOptions struct {
 	Changed func(name string) bool
 }
 
-// Eval evaluates every checkpoint and writes the outputs.
+// Eval evaluates every checkpoint and writes the outputs. Its phases:
+// the checkpoints (evalCheckpoints), the test set (evalTestSet), the
+// rollouts (evalRollouts), the outputs (writeEval).
 func Eval(ctx context.Context, opts *EvalOptions) error {
 	if len(opts.Checkpoints) == 0 {
 		cks, why, err := defaultCheckpoints(RunsDir, opts.Task)
@@ -75,108 +78,18 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 	if opts.Task != "" && !slices.Contains(config.TaskNames(), opts.Task) {
 		return fmt.Errorf("eval: --task %q: want one of %s", opts.Task, strings.Join(config.TaskNames(), ", "))
 	}
-	type loaded struct {
-		path, dir string
-		st        train.State
-		rec       runrec.BuildRecord
-	}
-	var cks []loaded
-	for _, path := range opts.Checkpoints {
-		st, dir, rec, err := readRun("eval", path)
-		if err != nil {
-			return err
-		}
-		task := opts.Task
-		if task == "" && len(cks) > 0 {
-			task = cks[0].st.Task
-		}
-		if task != "" && st.Task != task {
-			other := "--task " + task
-			if opts.Task == "" {
-				other = fmt.Sprintf("checkpoint %s (task %s)", cks[0].dir, task)
-			}
-			return fmt.Errorf("eval: checkpoint %s is a model of task %s, but %s", dir, st.Task, other)
-		}
-		if len(cks) > 0 {
-			if err := sameEvalData(cks[0].dir, cks[0].st.Config, cks[0].rec, dir, st.Config, rec); err != nil {
-				return err
-			}
-		}
-		cks = append(cks, loaded{path: path, dir: dir, st: st, rec: rec})
-	}
-	cfg0 := cks[0].st.Config
-	steps := cfg0.Data.Rollout
-	if opts.Rollout > 0 {
-		steps = opts.Rollout
-	}
-	steps *= opts.HorizonMult
-	dataDir := opts.DataDir // only looked in for the statistics of a run of an older uhno
-	if dataDir == "" {
-		dataDir, _ = datagen.DefaultDir() // no cache directory: nothing to look in
-	}
-	if _, err := os.Stat(cks[0].rec.Data); err != nil {
-		return fmt.Errorf("eval: checkpoint %s was trained on %s, which is not there (%v); generate it again with uhno datagen --task %s",
-			cks[0].dir, cks[0].rec.Data, err, cfg0.Task)
-	}
-	for _, ck := range cks { // the data file must be the one each run trained on, as a resume checks
-		if ck.rec.DataStamp == nil {
-			continue
-		}
-		now, err := data.StampFile(ck.rec.Data)
-		if err != nil {
-			return fmt.Errorf("eval: checkpoint %s: %w", ck.dir, err)
-		}
-		if err := ck.rec.DataStamp.Match(ck.rec.Data, now); err != nil {
-			return fmt.Errorf("eval: checkpoint %s: %w; it is not the data the run was trained on (restore the file, or train again)", ck.dir, err)
-		}
-	}
-	td, err := openTaskData(cfg0, cks[0].rec.Data, cks[0].rec.Stride, runStats(cks[0].rec, dataDir))
+	cks, err := evalCheckpoints(opts)
 	if err != nil {
 		return err
 	}
-	testFile := cks[0].rec.Data
-	if opts.TestData != "" {
-		if testFile, err = filepath.Abs(opts.TestData); err != nil {
-			td.ds.Close()
-			return fmt.Errorf("eval: --test-data: %w", err)
-		}
-		long, err := evalTestData(cfg0, td.ds, testFile, cks[0].rec.Stride, td.stats)
-		td.ds.Close()
-		if err != nil {
-			return err
-		}
-		td = long
-	}
-	defer td.ds.Close()
-	if td.plan.Static() {
-		if opts.Changed != nil && (opts.Changed("rollout") || opts.Changed("horizon-mult")) {
-			return fmt.Errorf("eval: task %s is a single prediction (a -> u); --rollout and --horizon-mult do not apply", cfg0.Task)
-		}
-		steps = 1
-	} else if err := eval.CheckRollout(td.plan, steps); err != nil {
-		if opts.HorizonMult > 1 {
-			return fmt.Errorf("%w; --horizon-mult %d needs trajectories that long (give a longer test file made by the same solver with --test-data; uhno datagen --task %s --set pde.t_end=... --set data.snapshots=... makes one)", err, opts.HorizonMult, cfg0.Task)
-		}
-		return err
-	}
-	trajs := td.split.Test
-	if len(trajs) == 0 {
-		return fmt.Errorf("eval: %s has no test trajectories in the split of checkpoint %s (data.test_trajectories = %d)",
-			testFile, cks[0].dir, cfg0.Data.TestTrajectories)
-	}
-	if opts.Limit > 0 && opts.Limit < len(trajs) {
-		trajs = trajs[:opts.Limit]
-	}
-	grid, err := metricGrid(cfg0, td)
+	ts, err := evalTestSet(opts, cks)
 	if err != nil {
 		return err
 	}
-	runDir := opts.Dir
-	if runDir == "" {
-		runDir = filepath.Join("runs", "eval-"+cfg0.Task)
-	}
+	defer ts.td.ds.Close()
+	runDir := cmp.Or(opts.Dir, filepath.Join("runs", "eval-"+ts.cfg0.Task))
 	if opts.SkipCurrent {
-		want := evalWant{Data: testFile, Steps: steps, Trajs: len(trajs), HorizonMult: opts.HorizonMult, Resamples: opts.Resamples, Seed: opts.Seed}
+		want := evalWant{Data: ts.file, Steps: ts.steps, Trajs: len(ts.trajs), HorizonMult: opts.HorizonMult, Resamples: opts.Resamples, Seed: opts.Seed}
 		for _, ck := range cks {
 			want.Runs = append(want.Runs, evalRun{Checkpoint: ck.dir, Step: ck.st.Step})
 		}
@@ -195,28 +108,174 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer lk.Release()
-
-	backend, closeBackend, err := opts.openBackend(opts.Threads)
+	ev, err := evalRollouts(ctx, opts, cks, ts)
 	if err != nil {
 		return err
 	}
+	return writeEval(opts, runDir, ts, ev)
+}
+
+// evalCheckpoint is one checkpoint to evaluate: the path given, its step
+// directory, state and build record.
+type evalCheckpoint struct {
+	path, dir string
+	st        train.State
+	rec       runrec.BuildRecord
+}
+
+// evalCheckpoints reads every checkpoint and checks that they are of one
+// task (--task, or the first's) and were trained on the same data.
+func evalCheckpoints(opts *EvalOptions) ([]evalCheckpoint, error) {
+	var cks []evalCheckpoint
+	for _, path := range opts.Checkpoints {
+		st, dir, rec, err := readRun("eval", path)
+		if err != nil {
+			return nil, err
+		}
+		task := opts.Task
+		if task == "" && len(cks) > 0 {
+			task = cks[0].st.Task
+		}
+		if task != "" && st.Task != task {
+			other := "--task " + task
+			if opts.Task == "" {
+				other = fmt.Sprintf("checkpoint %s (task %s)", cks[0].dir, task)
+			}
+			return nil, fmt.Errorf("eval: checkpoint %s is a model of task %s, but %s", dir, st.Task, other)
+		}
+		if len(cks) > 0 {
+			if err := sameEvalData(cks[0].dir, cks[0].st.Config, cks[0].rec, dir, st.Config, rec); err != nil {
+				return nil, err
+			}
+		}
+		cks = append(cks, evalCheckpoint{path: path, dir: dir, st: st, rec: rec})
+	}
+	return cks, nil
+}
+
+// testSet is what the checkpoints are evaluated on: the first
+// checkpoint's configuration, the opened data (or --test-data), the
+// file, the rollout steps, the test trajectories and the metrics' grid.
+type testSet struct {
+	cfg0  config.Config
+	td    *taskData
+	file  string
+	steps int
+	trajs []int
+	grid  eval.Grid
+}
+
+// evalTestSet opens the test data of the checkpoints cks: the data file
+// each was trained on, checked against its stamp as a resume checks it,
+// or --test-data; and works out the rollout and the trajectories. The
+// caller closes ts.td.ds.
+func evalTestSet(opts *EvalOptions, cks []evalCheckpoint) (ts *testSet, err error) {
+	cfg0 := cks[0].st.Config
+	steps := cfg0.Data.Rollout
+	if opts.Rollout > 0 {
+		steps = opts.Rollout
+	}
+	steps *= opts.HorizonMult
+	dataDir := opts.DataDir // only looked in for the statistics of a run of an older uhno
+	if dataDir == "" {
+		dataDir, _ = datagen.DefaultDir() // no cache directory: nothing to look in
+	}
+	if _, err := os.Stat(cks[0].rec.Data); err != nil {
+		return nil, fmt.Errorf("eval: checkpoint %s was trained on %s, which is not there (%v); generate it again with uhno datagen --task %s",
+			cks[0].dir, cks[0].rec.Data, err, cfg0.Task)
+	}
+	for _, ck := range cks { // the data file must be the one each run trained on, as a resume checks
+		if ck.rec.DataStamp == nil {
+			continue
+		}
+		now, err := data.StampFile(ck.rec.Data)
+		if err != nil {
+			return nil, fmt.Errorf("eval: checkpoint %s: %w", ck.dir, err)
+		}
+		if err := ck.rec.DataStamp.Match(ck.rec.Data, now); err != nil {
+			return nil, fmt.Errorf("eval: checkpoint %s: %w; it is not the data the run was trained on (restore the file, or train again)", ck.dir, err)
+		}
+	}
+	td, err := openTaskData(cfg0, cks[0].rec.Data, cks[0].rec.Stride, runStats(cks[0].rec, dataDir))
+	if err != nil {
+		return nil, err
+	}
+	testFile := cks[0].rec.Data
+	if opts.TestData != "" {
+		if testFile, err = filepath.Abs(opts.TestData); err != nil {
+			td.ds.Close()
+			return nil, fmt.Errorf("eval: --test-data: %w", err)
+		}
+		long, err := evalTestData(cfg0, td.ds, testFile, cks[0].rec.Stride, td.stats)
+		td.ds.Close()
+		if err != nil {
+			return nil, err
+		}
+		td = long
+	}
+	defer func() {
+		if err != nil {
+			td.ds.Close()
+		}
+	}()
+	if td.plan.Static() {
+		if opts.Changed != nil && (opts.Changed("rollout") || opts.Changed("horizon-mult")) {
+			return nil, fmt.Errorf("eval: task %s is a single prediction (a -> u); --rollout and --horizon-mult do not apply", cfg0.Task)
+		}
+		steps = 1
+	} else if err := eval.CheckRollout(td.plan, steps); err != nil {
+		if opts.HorizonMult > 1 {
+			return nil, fmt.Errorf("%w; --horizon-mult %d needs trajectories that long (give a longer test file made by the same solver with --test-data; uhno datagen --task %s --set pde.t_end=... --set data.snapshots=... makes one)", err, opts.HorizonMult, cfg0.Task)
+		}
+		return nil, err
+	}
+	trajs := td.split.Test
+	if len(trajs) == 0 {
+		return nil, fmt.Errorf("eval: %s has no test trajectories in the split of checkpoint %s (data.test_trajectories = %d)",
+			testFile, cks[0].dir, cfg0.Data.TestTrajectories)
+	}
+	if opts.Limit > 0 && opts.Limit < len(trajs) {
+		trajs = trajs[:opts.Limit]
+	}
+	grid, err := metricGrid(cfg0, td)
+	if err != nil {
+		return nil, err
+	}
+	return &testSet{cfg0: cfg0, td: td, file: testFile, steps: steps, trajs: trajs, grid: grid}, nil
+}
+
+// evalDone is what the rollouts gave: results.json's contents, the rows
+// of the tables, a sample per model for the figures and the training
+// dynamics of the runs that logged them.
+type evalDone struct {
+	res     eval.Results
+	rows    []eval.Row
+	samples []*eval.Sample
+	dyn     []dynamics.Run
+}
+
+// evalRollouts rolls every checkpoint out on the test set and summarises
+// it.
+func evalRollouts(ctx context.Context, opts *EvalOptions, cks []evalCheckpoint, ts *testSet) (*evalDone, error) {
+	backend, closeBackend, err := opts.openBackend(opts.Threads)
+	if err != nil {
+		return nil, err
+	}
 	defer closeBackend()
+	td, cfg0, steps, trajs := ts.td, ts.cfg0, ts.steps, ts.trajs
 	in, out := td.plan.InputShape(1)[1], td.plan.TargetShape(1)[1]
-	res := eval.Results{Format: eval.ResultsFormat, Version: opts.Version, Task: cfg0.Task, Steps: steps, HorizonMult: opts.HorizonMult,
-		Data: testFile, Trajs: len(trajs)}
-	var rows []eval.Row
-	var samples []*eval.Sample
-	var dyn []dynamics.Run // the training-dynamics records of the evaluated runs
+	ev := &evalDone{res: eval.Results{Format: eval.ResultsFormat, Version: opts.Version, Task: cfg0.Task, Steps: steps, HorizonMult: opts.HorizonMult,
+		Data: ts.file, Trajs: len(trajs)}}
 	labels := map[string]int{}
 	for _, ck := range cks {
 		rec := ck.rec
 		m, desc, err := buildModel(ck.st.Config, in, out, modelChoice{}, &rec, backend)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		st, dir, err := train.LoadWeights(ck.dir, train.Adapt(m), backend)
 		if err != nil {
-			return AsCommand("eval", err)
+			return nil, AsCommand("eval", err)
 		}
 		label := fmt.Sprintf("%s (%s)", m.Name(), strings.TrimSpace(strings.TrimSuffix(formatParams(m.Params().Count()), " parameters")))
 		if labels[label]++; labels[label] > 1 {
@@ -234,20 +293,26 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 			ropt.Progress = func(done, _ int) { bar.Set(done) }
 		}
 		start := time.Now()
-		o, err := eval.Rollout(ctx, m, backend, eval.Source{Plan: td.plan, Trajs: trajs, Stats: &td.stats, Grid: grid}, ropt)
+		o, err := eval.Rollout(ctx, m, backend, eval.Source{Plan: td.plan, Trajs: trajs, Stats: &td.stats, Grid: ts.grid}, ropt)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sum := eval.Summarize(o, eval.BootstrapSpec{Resamples: opts.Resamples, Level: eval.DefaultLevel, Seed: opts.Seed})
-		res.Models = append(res.Models, eval.ResultsModel{Label: label, Model: m.Name(), Params: m.Params().Count(), Checkpoint: dir,
+		ev.res.Models = append(ev.res.Models, eval.ResultsModel{Label: label, Model: m.Name(), Params: m.Params().Count(), Checkpoint: dir,
 			Step: st.Step, Config: ck.st.Config, Elapsed: time.Since(start).Seconds(), Eval: sum})
-		rows = append(rows, eval.Row{Name: label, Summary: sum})
-		samples = append(samples, o.Sample)
+		ev.rows = append(ev.rows, eval.Row{Name: label, Summary: sum})
+		ev.samples = append(ev.samples, o.Sample)
 		if r, ok := runDynamics(dir, label, opts.Err); ok {
-			dyn = append(dyn, r)
+			ev.dyn = append(ev.dyn, r)
 		}
 	}
+	return ev, nil
+}
 
+// writeEval writes results.json, results.md and the figures into runDir
+// and prints the tables.
+func writeEval(opts *EvalOptions, runDir string, ts *testSet, ev *evalDone) error {
+	cfg0, td, steps, trajs, testFile, res, rows, samples, dyn := ts.cfg0, ts.td, ts.steps, ts.trajs, ts.file, ev.res, ev.rows, ev.samples, ev.dyn
 	raw, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("eval: encoding results: %w", err)
