@@ -250,24 +250,9 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 	}
 	defer src.Close()
 	grid := src.Grid()
-	var trajs []int
-	if opt.Select != nil {
-		if trajs, err = opt.Select(src.Len()); err != nil {
-			return nil, fmt.Errorf("predict: %s: %w", src.Where(), err)
-		}
-	} else {
-		trajs = make([]int, src.Len())
-		for i := range trajs {
-			trajs[i] = i
-		}
-	}
-	for _, i := range trajs {
-		if i < 0 || i >= src.Len() {
-			return nil, fmt.Errorf("predict: %s: trajectory %d requested, the file holds %d", src.Where(), i, src.Len())
-		}
-	}
-	if len(trajs) == 0 {
-		return nil, fmt.Errorf("predict: %s: no trajectories to predict", src.Where())
+	trajs, err := selectTrajectories(src, opt.Select)
+	if err != nil {
+		return nil, err
 	}
 	var ref source
 	if opt.Reference != "" {
@@ -287,28 +272,9 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		pts *= g
 	}
 	frameLen := c * pts
-	var out sink
-	if isNPY(opt.Output) {
-		if out, err = createNPY(opt.Output, len(trajs), steps+1, c, grid); err != nil {
-			return nil, err
-		}
-	} else {
-		spec := h5.Spec{Datasets: m.Fields, Coords: m.coords(src, grid, steps),
-			Attrs: map[string]any{"uhno_input": opt.Input, "uhno_history": h}}
-		if m.About != "" {
-			spec.Attrs["uhno_model"] = m.About
-		}
-		if st, err := data.StampFile(opt.Input); err == nil {
-			spec.Attrs["uhno_input_sha256"] = st.SHA256
-		}
-		for range m.Fields {
-			spec.Shapes = append(spec.Shapes, append([]int{steps + 1}, grid...))
-		}
-		w, err := h5.Create(opt.Output, spec, len(trajs))
-		if err != nil {
-			return nil, fmt.Errorf("predict: %s", strings.TrimPrefix(err.Error(), "h5: "))
-		}
-		out = &h5Sink{w: w, fields: c, pts: pts}
+	out, err := m.createSink(opt, src, grid, len(trajs), steps)
+	if err != nil {
+		return nil, err
 	}
 	done := false
 	defer func() {
@@ -386,6 +352,66 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		res.Score = score(rel, opt.Resamples, opt.Seed)
 	}
 	return res, nil
+}
+
+// selectTrajectories are the trajectories of src to predict: opt.Select's
+// choice (nil: all), each checked to be in the file.
+func selectTrajectories(src source, sel func(int) ([]int, error)) ([]int, error) {
+	var trajs []int
+	if sel != nil {
+		var err error
+		if trajs, err = sel(src.Len()); err != nil {
+			return nil, fmt.Errorf("predict: %s: %w", src.Where(), err)
+		}
+	} else {
+		trajs = make([]int, src.Len())
+		for i := range trajs {
+			trajs[i] = i
+		}
+	}
+	for _, i := range trajs {
+		if i < 0 || i >= src.Len() {
+			return nil, fmt.Errorf("predict: %s: trajectory %d requested, the file holds %d", src.Where(), i, src.Len())
+		}
+	}
+	if len(trajs) == 0 {
+		return nil, fmt.Errorf("predict: %s: no trajectories to predict", src.Where())
+	}
+	return trajs, nil
+}
+
+// createSink opens the output of n trajectories of steps steps on grid:
+// a .npy array or an HDF5 file in PDEBench's layout, with the input, its
+// checksum and the model in its attributes.
+func (m Model) createSink(opt Options, src source, grid []int, n, steps int) (sink, error) {
+	c := len(m.Fields)
+	if isNPY(opt.Output) {
+		w, err := createNPY(opt.Output, n, steps+1, c, grid)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	pts := 1
+	for _, g := range grid {
+		pts *= g
+	}
+	spec := h5.Spec{Datasets: m.Fields, Coords: m.coords(src, grid, steps),
+		Attrs: map[string]any{"uhno_input": opt.Input, "uhno_history": m.History}}
+	if m.About != "" {
+		spec.Attrs["uhno_model"] = m.About
+	}
+	if st, err := data.StampFile(opt.Input); err == nil {
+		spec.Attrs["uhno_input_sha256"] = st.SHA256
+	}
+	for range m.Fields {
+		spec.Shapes = append(spec.Shapes, append([]int{steps + 1}, grid...))
+	}
+	w, err := h5.Create(opt.Output, spec, n)
+	if err != nil {
+		return nil, fmt.Errorf("predict: %s", strings.TrimPrefix(err.Error(), "h5: "))
+	}
+	return &h5Sink{w: w, fields: c, pts: pts}, nil
 }
 
 // score bootstraps the relL2 values, [step][trajectory].
