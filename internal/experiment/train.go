@@ -173,124 +173,28 @@ func Train(ctx context.Context, opts *TrainOptions) error {
 // trainRunComm is Train as one rank of comm (alone when its size is
 // 1).
 func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launch dist.Launch, saveFault func(int, string) error) error {
-	var (
-		err    error
-		cfg    config.Config
-		rec    runrec.BuildRecord
-		runDir = opts.Dir
-		ckDir  string
-		extend bool // --resume with a longer --steps
-	)
-	if opts.Resume != "" {
-		var st train.State
-		st, ckDir, err = train.ReadState(opts.Resume)
-		if err != nil {
-			return err
-		}
-		if rec, err = readRecord("train", ckDir, st.Build); err != nil {
-			return err
-		}
-		if opts.Task != "" && opts.Task != st.Task {
-			return fmt.Errorf("train: --resume %s is a run of task %s, not %s", opts.Resume, st.Task, opts.Task)
-		}
-		cfg = st.Config
-		// state.json is outside input too: its configuration passes the
-		// same validation as one given on the command line.
-		if err := cfg.Validate(); err != nil {
-			return fmt.Errorf("train: checkpoint %s holds an invalid configuration: %w", ckDir, err)
-		}
-		if runDir == "" {
-			runDir = filepath.Dir(ckDir)
-		}
-		if opts.Steps > 0 && opts.Steps != cfg.Optim.Steps {
-			if opts.Steps < cfg.Optim.Steps {
-				return fmt.Errorf("train: --steps %d with --resume %s: the run has %d steps, and --steps can only lengthen a run", opts.Steps, opts.Resume, cfg.Optim.Steps)
-			}
-			fmt.Fprintf(opts.Err, "train: lengthening the run from %d to %d steps: from step %d on the learning rate follows the cosine of a %d-step run; the result is not bit-identical to a run started with --steps %d, whose rate differed from step %d on\n",
-				cfg.Optim.Steps, opts.Steps, st.Step+1, opts.Steps, opts.Steps, cfg.Optim.Warmup+1)
-			cfg.Optim.Steps = opts.Steps
-			extend = true
-		}
-		resumeControl(opts, ckDir, rec.Control)
-	} else {
-		var err error
-		if cfg, err = opts.Configure(opts.Err); err != nil {
-			return err
-		}
-		// A bad --params is refused before the data are generated.
-		if _, err := ParamsTarget(cfg, opts.Params); err != nil {
-			return fmt.Errorf("train: %w", err)
-		}
-		rec.Model, rec.ValPairs = opts.Model, opts.ValPairs
+	cfg, rec, runDir, ckDir, extend, err := trainResolve(opts)
+	if err != nil {
+		return err
 	}
 
 	size, rank := comm.Size(), comm.Rank()
 	if size > 1 && cfg.Optim.Batch%size != 0 {
 		return fmt.Errorf("train: the batch of %d (--batch, the global batch) does not split evenly over %d ranks; use a multiple of %d", cfg.Optim.Batch, size, size)
 	}
-	// Ranks sharing a node share its cores: by default each gets its
-	// part of them (the thread count never changes the results).
-	threads := opts.Threads
-	if threads == 0 && launch.LocalSize > 1 {
-		threads = max(1, runtime.NumCPU()/launch.LocalSize)
-	}
-	backend, closeBackend, err := opts.openBackend(threads)
+	threads, backend, closeBackend, reduceOnDevice, err := trainBackend(opts, cfg, &rec, comm, launch)
 	if err != nil {
 		return err
 	}
 	defer closeBackend()
-	if err := setPrecision(backend, cfg.Task, opts.Precision, opts.Resume != "", &rec, opts.Out); err != nil {
-		return err
-	}
-	reduceOnDevice, err := joinDevices(backend, comm, opts)
-	if err != nil {
-		return err
-	}
 
 	rec.Control = controlOf(opts)
 
-	// Rank 0 generates the data on first use while the others wait, so
-	// that only one process writes the cache.
-	if rank > 0 {
-		if err := comm.Barrier(); err != nil {
-			return fmt.Errorf("train: waiting for rank 0 to prepare the data: %w", err)
-		}
-	}
-	path, stride, dataDir, err := trainData(ctx, cfg, opts, rec)
+	path, stride, dataDir, watch, err := trainDataFile(ctx, opts, cfg, &rec, comm, ckDir)
 	if err != nil {
 		return err
 	}
-	if size > 1 && rank == 0 {
-		if err := comm.Barrier(); err != nil {
-			return fmt.Errorf("train: waiting for the other ranks: %w", err)
-		}
-	}
-	// The data file is watched from here to the end of the run and, on
-	// resume, checked against the stamp the run recorded before anything
-	// is read from it (the statistics, the validation set).
-	watch, err := data.WatchFile(path)
-	if err != nil {
-		if opts.Resume != "" {
-			return fmt.Errorf("train: checkpoint %s was trained on %s, which cannot be read: %w", ckDir, path, err)
-		}
-		return fmt.Errorf("train: %w", err)
-	}
 	defer watch.Close()
-	rec.Data, rec.Stride = path, stride
-	switch {
-	case opts.Resume == "":
-		if abs, err := filepath.Abs(path); err == nil {
-			rec.Data = abs // a resume from another working directory finds it
-		}
-		stamp := watch.Stamp()
-		rec.DataStamp = &stamp
-	case rec.DataStamp == nil:
-		fmt.Fprintf(opts.Out, "resume: checkpoint %s records no fingerprint of its data file %s (an older uhno); not verified\n", ckDir, path)
-	default:
-		if err := rec.DataStamp.Match(path, watch.Stamp()); err != nil {
-			return fmt.Errorf("train: cannot resume %s: %w; it is not the data the run was trained on (restore the file, or start a new run)", ckDir, err)
-		}
-	}
 	from := statsFrom{Sidecar: freshSidecar(path, dataDir)}
 	if opts.Resume != "" {
 		from = runStats(rec, dataDir)
@@ -334,13 +238,12 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 		}
 		defer lk.Release()
 	}
-	fmt.Fprintf(opts.Out, "%s on %s: %s\n", cfg.Task, backend.Name(), desc)
 	valPairs := 0
 	for _, vb := range val.Batches {
 		valPairs += vb.InShape[0]
 	}
-	fmt.Fprintf(opts.Out, "data %s: %d training pairs, %d validation pairs; run directory %s\n",
-		path, batcher.PairsPerEpoch(), valPairs, runDir)
+	fmt.Fprintf(opts.Out, "%s on %s: %s\ndata %s: %d training pairs, %d validation pairs; run directory %s\n",
+		cfg.Task, backend.Name(), desc, path, batcher.PairsPerEpoch(), valPairs, runDir)
 	if size > 1 {
 		th := "all cores"
 		if threads > 0 {
@@ -350,27 +253,9 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 			size, launch.Launcher, cfg.Optim.Batch, size, cfg.Optim.Batch/size, th)
 	}
 
-	var probes []train.Probe
-	if opts.Resume == "" && len(cfg.PDE.Grid) == 3 && opts.DynamicsEvery > 0 && (opts.Changed == nil || !opts.Changed("dynamics-every")) {
-		fmt.Fprintf(opts.Out, "dynamics: off for a 3D task (each record would cost about a tenth of the run); --dynamics-every N turns it on\n")
-		opts.DynamicsEvery = 0
-		rec.Control = controlOf(opts)
-	}
-	if opts.DynamicsEvery > 0 && rank == 0 { // probes run on rank 0 (train.Config.Comm)
-		p, line, err := dynamicsProbe(cfg, td, m, backend, opts.DynamicsEvery, opts.DynamicsTrajs)
-		if err != nil {
-			return err
-		}
-		probes = append(probes, p)
-		fmt.Fprintln(opts.Out, line)
-		if add, ok := m.(*model.Additive); ok {
-			p, line, err := angleProbe(add, backend, val, opts.DynamicsEvery)
-			if err != nil {
-				return err
-			}
-			probes = append(probes, p)
-			fmt.Fprintln(opts.Out, line)
-		}
+	probes, err := trainProbes(opts, cfg, &rec, td, m, backend, val, rank)
+	if err != nil {
+		return err
 	}
 
 	lossCfg := train.LossConfigFor(cfg)
@@ -393,9 +278,169 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	if err != nil {
 		return err
 	}
+	printTrainSummary(opts.Out, res, batches.Waited(), runDir)
+	return nil
+}
+
+// trainBackend opens the run's backend with its thread count (ranks
+// sharing a node share its cores: by default each gets its part of them;
+// the thread count never changes the results), sets the run's precision
+// (recorded in rec) and joins the ranks' devices. The caller calls
+// closeBackend.
+func trainBackend(opts *TrainOptions, cfg config.Config, rec *runrec.BuildRecord, comm dist.Comm, launch dist.Launch) (threads int, backend tensor.Backend, closeBackend func(), reduceOnDevice func(tensor.Storage, int) error, err error) {
+	threads = opts.Threads
+	if threads == 0 && launch.LocalSize > 1 {
+		threads = max(1, runtime.NumCPU()/launch.LocalSize)
+	}
+	backend, closeBackend, err = opts.openBackend(threads)
+	if err != nil {
+		return 0, nil, nil, nil, err
+	}
+	if err := setPrecision(backend, cfg.Task, opts.Precision, opts.Resume != "", rec, opts.Out); err != nil {
+		closeBackend()
+		return 0, nil, nil, nil, err
+	}
+	reduceOnDevice, err = joinDevices(backend, comm, opts)
+	if err != nil {
+		closeBackend()
+		return 0, nil, nil, nil, err
+	}
+	return threads, backend, closeBackend, reduceOnDevice, nil
+}
+
+// trainDataFile finds (or, on rank 0, generates) the run's data file
+// while the other ranks wait, watches it from here to the end of the run,
+// and records it in rec: a fresh run's absolute path and stamp, or on
+// resume the check against the stamp the run recorded, before anything
+// is read from it (the statistics, the validation set). The caller closes
+// watch.
+func trainDataFile(ctx context.Context, opts *TrainOptions, cfg config.Config, rec *runrec.BuildRecord, comm dist.Comm, ckDir string) (path string, stride int, dataDir string, watch *data.FileWatch, err error) {
+	// Rank 0 generates the data on first use while the others wait, so
+	// that only one process writes the cache.
+	if comm.Rank() > 0 {
+		if err := comm.Barrier(); err != nil {
+			return "", 0, "", nil, fmt.Errorf("train: waiting for rank 0 to prepare the data: %w", err)
+		}
+	}
+	path, stride, dataDir, err = trainData(ctx, cfg, opts, *rec)
+	if err != nil {
+		return "", 0, "", nil, err
+	}
+	if comm.Size() > 1 && comm.Rank() == 0 {
+		if err := comm.Barrier(); err != nil {
+			return "", 0, "", nil, fmt.Errorf("train: waiting for the other ranks: %w", err)
+		}
+	}
+	// The data file is watched from here to the end of the run and, on
+	// resume, checked against the stamp the run recorded before anything
+	// is read from it (the statistics, the validation set).
+	watch, err = data.WatchFile(path)
+	if err != nil {
+		if opts.Resume != "" {
+			return "", 0, "", nil, fmt.Errorf("train: checkpoint %s was trained on %s, which cannot be read: %w", ckDir, path, err)
+		}
+		return "", 0, "", nil, fmt.Errorf("train: %w", err)
+	}
+	rec.Data, rec.Stride = path, stride
+	switch {
+	case opts.Resume == "":
+		if abs, err := filepath.Abs(path); err == nil {
+			rec.Data = abs // a resume from another working directory finds it
+		}
+		stamp := watch.Stamp()
+		rec.DataStamp = &stamp
+	case rec.DataStamp == nil:
+		fmt.Fprintf(opts.Out, "resume: checkpoint %s records no fingerprint of its data file %s (an older uhno); not verified\n", ckDir, path)
+	default:
+		if err := rec.DataStamp.Match(path, watch.Stamp()); err != nil {
+			watch.Close()
+			return "", 0, "", nil, fmt.Errorf("train: cannot resume %s: %w; it is not the data the run was trained on (restore the file, or start a new run)", ckDir, err)
+		}
+	}
+	return path, stride, dataDir, watch, nil
+}
+
+// trainResolve is a run's configuration and build record: a resumed
+// run's, read from its checkpoint (--steps may lengthen it: extend), or a
+// fresh one's from opts.Configure, with --params checked before any data
+// are generated.
+func trainResolve(opts *TrainOptions) (cfg config.Config, rec runrec.BuildRecord, runDir, ckDir string, extend bool, err error) {
+	runDir = opts.Dir
+	if opts.Resume == "" {
+		if cfg, err = opts.Configure(opts.Err); err != nil {
+			return cfg, rec, "", "", false, err
+		}
+		// A bad --params is refused before the data are generated.
+		if _, err := ParamsTarget(cfg, opts.Params); err != nil {
+			return cfg, rec, "", "", false, fmt.Errorf("train: %w", err)
+		}
+		rec.Model, rec.ValPairs = opts.Model, opts.ValPairs
+		return cfg, rec, runDir, "", false, nil
+	}
+	// state.json is outside input too: its configuration passes the same
+	// validation as one given on the command line (readRun).
+	st, ckDir, rec, err := readRun("train", opts.Resume)
+	if err != nil {
+		return cfg, rec, "", "", false, err
+	}
+	if opts.Task != "" && opts.Task != st.Task {
+		return cfg, rec, "", "", false, fmt.Errorf("train: --resume %s is a run of task %s, not %s", opts.Resume, st.Task, opts.Task)
+	}
+	cfg = st.Config
+	if runDir == "" {
+		runDir = filepath.Dir(ckDir)
+	}
+	if opts.Steps > 0 && opts.Steps != cfg.Optim.Steps {
+		if opts.Steps < cfg.Optim.Steps {
+			return cfg, rec, "", "", false, fmt.Errorf("train: --steps %d with --resume %s: the run has %d steps, and --steps can only lengthen a run", opts.Steps, opts.Resume, cfg.Optim.Steps)
+		}
+		fmt.Fprintf(opts.Err, "train: lengthening the run from %d to %d steps: from step %d on the learning rate follows the cosine of a %d-step run; the result is not bit-identical to a run started with --steps %d, whose rate differed from step %d on\n",
+			cfg.Optim.Steps, opts.Steps, st.Step+1, opts.Steps, opts.Steps, cfg.Optim.Warmup+1)
+		cfg.Optim.Steps = opts.Steps
+		extend = true
+	}
+	resumeControl(opts, ckDir, rec.Control)
+	return cfg, rec, runDir, ckDir, extend, nil
+}
+
+// trainProbes are the run's training-dynamics probes (--dynamics-every,
+// on rank 0): the rollout probe, and for the additive model the angle
+// probe. A fresh 3D run turns them off unless the flag was given, and
+// records that in rec.
+func trainProbes(opts *TrainOptions, cfg config.Config, rec *runrec.BuildRecord, td *taskData, m model.Model, backend tensor.Backend, val *train.ValSet, rank int) ([]train.Probe, error) {
+	var probes []train.Probe
+	if opts.Resume == "" && len(cfg.PDE.Grid) == 3 && opts.DynamicsEvery > 0 && (opts.Changed == nil || !opts.Changed("dynamics-every")) {
+		fmt.Fprintf(opts.Out, "dynamics: off for a 3D task (each record would cost about a tenth of the run); --dynamics-every N turns it on\n")
+		opts.DynamicsEvery = 0
+		rec.Control = controlOf(opts)
+	}
+	if opts.DynamicsEvery > 0 && rank == 0 { // probes run on rank 0 (train.Config.Comm)
+		p, line, err := dynamicsProbe(cfg, td, m, backend, opts.DynamicsEvery, opts.DynamicsTrajs)
+		if err != nil {
+			return nil, err
+		}
+		probes = append(probes, p)
+		fmt.Fprintln(opts.Out, line)
+		if add, ok := m.(*model.Additive); ok {
+			p, line, err := angleProbe(add, backend, val, opts.DynamicsEvery)
+			if err != nil {
+				return nil, err
+			}
+			probes = append(probes, p)
+			fmt.Fprintln(opts.Out, line)
+		}
+	}
+
+	return probes, nil
+}
+
+// printTrainSummary prints how a run ended: the last losses, the speed,
+// where the time went beside the steps, and the checkpoint (with how to
+// continue an interrupted run).
+func printTrainSummary(w io.Writer, res train.Result, waited time.Duration, runDir string) {
 	if res.Step == res.ResumedFrom && !res.Interrupted {
-		fmt.Fprintf(opts.Out, "the run was already complete at step %d; checkpoint %s\n", res.Step, res.Checkpoint)
-		return nil
+		fmt.Fprintf(w, "the run was already complete at step %d; checkpoint %s\n", res.Step, res.Checkpoint)
+		return
 	}
 	summary := fmt.Sprintf("step %d/%d: loss %.4g (mse %.4g, h1 %.4g", res.Step, res.Steps, res.Loss.Total, res.Loss.MSE, res.Loss.H1)
 	if res.Loss.CBC != 0 {
@@ -405,22 +450,21 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	if res.Val != nil {
 		summary += fmt.Sprintf("; validation loss %.4g (mse %.4g), best %.4g at step %d", res.Val.Total, res.Val.MSE, res.BestVal, res.BestValStep)
 	}
-	fmt.Fprintf(opts.Out, "%s; %.2f steps/s over %s\n", summary, res.StepsPerSec, res.Elapsed.Round(1e7))
-	if w := batches.Waited(); res.Elapsed > 0 && w > res.Elapsed/100 {
-		fmt.Fprintf(opts.Out, "data: the steps waited %s for batches, %.1f%% of the time (reading is not keeping up)\n", w.Round(time.Millisecond), 100*w.Seconds()/res.Elapsed.Seconds())
+	fmt.Fprintf(w, "%s; %.2f steps/s over %s\n", summary, res.StepsPerSec, res.Elapsed.Round(1e7))
+	if res.Elapsed > 0 && waited > res.Elapsed/100 {
+		fmt.Fprintf(w, "data: the steps waited %s for batches, %.1f%% of the time (reading is not keeping up)\n", waited.Round(time.Millisecond), 100*waited.Seconds()/res.Elapsed.Seconds())
 	}
 	if res.CommTime > 0 && res.Elapsed > 0 {
-		fmt.Fprintf(opts.Out, "all-reduce (gradients, with host copies) took %s, %.1f%% of the time (rank 0)\n", res.CommTime.Round(time.Millisecond), 100*res.CommTime.Seconds()/res.Elapsed.Seconds())
+		fmt.Fprintf(w, "all-reduce (gradients, with host copies) took %s, %.1f%% of the time (rank 0)\n", res.CommTime.Round(time.Millisecond), 100*res.CommTime.Seconds()/res.Elapsed.Seconds())
 	}
 	if res.ProbeTime > 0 && res.Elapsed > 0 {
-		fmt.Fprintf(opts.Out, "probes (training-dynamics records) took %s, %.1f%% of the time\n", res.ProbeTime.Round(time.Millisecond), 100*res.ProbeTime.Seconds()/res.Elapsed.Seconds())
+		fmt.Fprintf(w, "probes (training-dynamics records) took %s, %.1f%% of the time\n", res.ProbeTime.Round(time.Millisecond), 100*res.ProbeTime.Seconds()/res.Elapsed.Seconds())
 	}
 	if res.Interrupted {
-		fmt.Fprintf(opts.Out, "stopped at step %d; checkpoint %s; continue with: uhno train --resume %s\n", res.Step, res.Checkpoint, runDir)
-		return nil
+		fmt.Fprintf(w, "stopped at step %d; checkpoint %s; continue with: uhno train --resume %s\n", res.Step, res.Checkpoint, runDir)
+		return
 	}
-	fmt.Fprintf(opts.Out, "checkpoint %s\n", res.Checkpoint)
-	return nil
+	fmt.Fprintf(w, "checkpoint %s\n", res.Checkpoint)
 }
 
 // trainData returns the data file of the task and its read stride, and

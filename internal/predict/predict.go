@@ -254,16 +254,12 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ref source
-	if opt.Reference != "" {
-		if ref, err = m.open(opt.Reference, opt.Dataset, m.History+opt.Steps); err != nil {
-			return nil, err
-		}
+	ref, err := m.openReference(opt, src)
+	if err != nil {
+		return nil, err
+	}
+	if ref != nil {
 		defer ref.Close()
-		if !slices.Equal(ref.Grid(), grid) || ref.Len() < src.Len() {
-			return nil, fmt.Errorf("predict: reference %s has %d trajectories on grid %v, the input %s %d on %v",
-				ref.Where(), ref.Len(), ref.Grid(), src.Where(), src.Len(), grid)
-		}
 	}
 
 	c, h, steps := len(m.Fields), m.History, opt.Steps
@@ -352,6 +348,25 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		res.Score = score(rel, opt.Resamples, opt.Seed)
 	}
 	return res, nil
+}
+
+// openReference opens opt.Reference, the true trajectories the prediction
+// is scored against (nil without one): the input's grid, at least as many
+// trajectories, frames for the history and every step.
+func (m Model) openReference(opt Options, src source) (source, error) {
+	if opt.Reference == "" {
+		return nil, nil
+	}
+	ref, err := m.open(opt.Reference, opt.Dataset, m.History+opt.Steps)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(ref.Grid(), src.Grid()) || ref.Len() < src.Len() {
+		ref.Close()
+		return nil, fmt.Errorf("predict: reference %s has %d trajectories on grid %v, the input %s %d on %v",
+			ref.Where(), ref.Len(), ref.Grid(), src.Where(), src.Len(), src.Grid())
+	}
+	return ref, nil
 }
 
 // selectTrajectories are the trajectories of src to predict: opt.Select's
