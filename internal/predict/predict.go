@@ -234,15 +234,8 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 	if m.History < 1 {
 		m.History = 1
 	}
-	if opt.Output == "" {
-		return nil, fmt.Errorf("predict: no output file")
-	}
-	if a, err1 := filepath.Abs(opt.Output); err1 == nil {
-		for _, in := range []string{opt.Input, opt.Reference} {
-			if b, err2 := filepath.Abs(in); err2 == nil && in != "" && a == b {
-				return nil, fmt.Errorf("predict: the output %s is an input file", opt.Output)
-			}
-		}
+	if err := checkOutput(opt); err != nil {
+		return nil, err
 	}
 	src, err := m.open(opt.Input, opt.Dataset, m.History)
 	if err != nil {
@@ -348,6 +341,21 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		res.Score = score(rel, opt.Resamples, opt.Seed)
 	}
 	return res, nil
+}
+
+// checkOutput refuses a missing output file or one that is an input.
+func checkOutput(opt Options) error {
+	if opt.Output == "" {
+		return fmt.Errorf("predict: no output file")
+	}
+	if a, err1 := filepath.Abs(opt.Output); err1 == nil {
+		for _, in := range []string{opt.Input, opt.Reference} {
+			if b, err2 := filepath.Abs(in); err2 == nil && in != "" && a == b {
+				return fmt.Errorf("predict: the output %s is an input file", opt.Output)
+			}
+		}
+	}
+	return nil
 }
 
 // openReference opens opt.Reference, the true trajectories the prediction
