@@ -4,7 +4,7 @@ package runlock
 
 import "os"
 
-// tryLock does not lock where flock(2) is missing: uhno's supported
+// TryLock does not lock where flock(2) is missing: uhno's supported
 // systems are Linux (and other Unix); elsewhere one writer per run
 // directory is the user's to keep.
-func tryLock(*os.File) (bool, error) { return true, nil }
+func TryLock(*os.File) (bool, error) { return true, nil }

@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive flock on f without blocking; false when
+// TryLock takes an exclusive flock on f without blocking; false when
 // another open file description holds it.
-func tryLock(f *os.File) (bool, error) {
+func TryLock(f *os.File) (bool, error) {
 	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return false, nil

@@ -46,7 +46,7 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	held, err := tryLock(f)
+	held, err := TryLock(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", path, err)

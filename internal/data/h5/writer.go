@@ -15,11 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"gonum.org/v1/hdf5"
 
 	"uhno/internal/atomicfile"
+	"uhno/internal/runlock"
 )
 
 // Spec describes the contents of a file: the per-trajectory datasets, the
@@ -792,13 +792,15 @@ func acquireLock(name string) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		held, err := runlock.TryLock(f) // the one flock of uhno
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %v", name, err)
+		}
+		if !held {
 			holder, _ := os.ReadFile(name)
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("%w (pid %s) is writing it; lock file %s", ErrBusy, strings.TrimSpace(string(holder)), name)
-			}
-			return nil, fmt.Errorf("locking %s: %v", name, err)
+			return nil, fmt.Errorf("%w (pid %s) is writing it; lock file %s", ErrBusy, strings.TrimSpace(string(holder)), name)
 		}
 		fi, err1 := f.Stat()
 		pi, err2 := os.Stat(name)
