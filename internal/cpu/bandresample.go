@@ -87,20 +87,6 @@ func BandKernel(nin, nout, j, m int) float64 {
 	return s / float64(nin)
 }
 
-// bandAxes lists the spatial axes (padded to three, front-padded) whose
-// size changes, with the padded input and output sizes.
-func bandAxes(in, out []int) (nin, nout [3]int, axes []int) {
-	nin, nout = [3]int{1, 1, 1}, [3]int{1, 1, 1}
-	for i := range in {
-		a := 3 - len(in) + i
-		nin[a], nout[a] = in[i], out[i]
-		if in[i] != out[i] {
-			axes = append(axes, a)
-		}
-	}
-	return nin, nout, axes
-}
-
 // bandApply computes dst = A src along padded axis a for planes planes of
 // shape cur (dst has cur with axis a set to rows), A [rows, cur[a]]
 // row-major; accumulate adds into dst instead.
@@ -188,7 +174,7 @@ func (b *Backend) BandResample(y, x *tensor.Tensor) {
 	if y.Numel() == 0 {
 		return
 	}
-	nin, nout, axes := bandAxes(x.Spatial(), y.Spatial())
+	nin, nout, axes := tensor.BandAxes(x.Spatial(), y.Spatial())
 	b.bandRun(data(y), data(x), x.Batch()*x.Channels(), nin, nout, axes, false, false)
 }
 
@@ -198,7 +184,7 @@ func (b *Backend) BandResampleBackward(dx, dy *tensor.Tensor) {
 	if dx == nil || dy.Numel() == 0 {
 		return
 	}
-	nin, nout, axes := bandAxes(dx.Spatial(), dy.Spatial())
+	nin, nout, axes := tensor.BandAxes(dx.Spatial(), dy.Spatial())
 	rev := make([]int, len(axes))
 	for i, a := range axes {
 		rev[len(axes)-1-i] = a

@@ -4,20 +4,6 @@ package cuda
 
 import "uhno/internal/tensor"
 
-// bandAxes lists the padded axes (front-padded to three) whose size
-// changes between from and to, with the padded sizes.
-func bandAxes(from, to []int) (nf, nt [3]int, axes []int) {
-	nf, nt = [3]int{1, 1, 1}, [3]int{1, 1, 1}
-	for i := range from {
-		a := 3 - len(from) + i
-		nf[a], nt[a] = from[i], to[i]
-		if from[i] != to[i] {
-			axes = append(axes, a)
-		}
-	}
-	return nf, nt, axes
-}
-
 // bandRun applies the axes' matrices one after the other (kernels/band.cu:
 // br_matrix builds each axis's matrix on the device into a scratch buffer,
 // br_axis applies it); intermediate fields ping-pong between two scratch
@@ -67,7 +53,7 @@ func (b *Backend) BandResample(y, x *tensor.Tensor) {
 	if y.Numel() == 0 {
 		return
 	}
-	nf, nt, axes := bandAxes(x.Spatial(), y.Spatial())
+	nf, nt, axes := tensor.BandAxes(x.Spatial(), y.Spatial())
 	if len(axes) == 0 {
 		b.Copy(y.Data, x.Data)
 		return
@@ -81,7 +67,7 @@ func (b *Backend) BandResampleBackward(dx, dy *tensor.Tensor) {
 	if dx == nil || dy.Numel() == 0 {
 		return
 	}
-	nf, nt, axes := bandAxes(dy.Spatial(), dx.Spatial())
+	nf, nt, axes := tensor.BandAxes(dy.Spatial(), dx.Spatial())
 	if len(axes) == 0 {
 		b.AddScaled(dx, dy, 1)
 		return

@@ -114,6 +114,22 @@ func mustField(op string, t *Tensor) {
 	}
 }
 
+// BandAxes pads two spatial shapes of one field (1 to 3 axes) at the
+// front to three axes and lists the padded axes whose size changes
+// between them: the axes a band-limited resampling (Backend.BandResample)
+// has to pass over, as both backends walk them.
+func BandAxes(from, to []int) (nFrom, nTo [3]int, axes []int) {
+	nFrom, nTo = [3]int{1, 1, 1}, [3]int{1, 1, 1}
+	for i := range from {
+		a := 3 - len(from) + i
+		nFrom[a], nTo[a] = from[i], to[i]
+		if from[i] != to[i] {
+			axes = append(axes, a)
+		}
+	}
+	return nFrom, nTo, axes
+}
+
 // AxisLayout views a row-major array of the given shape as [outer, n,
 // inner] around axis a: n = shape[a], outer the product of the sizes
 // before it, inner of those after it. Finite differences and separable
