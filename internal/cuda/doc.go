@@ -42,7 +42,7 @@
 //     read once when New opens the backend) makes it allocate exactly the
 //     requested sizes, as it always does under the emulator, whose guard
 //     pages then sit at every tensor's end. Run memcheck with it set.
-//   - NVIDIA's libraries are loaded at run time (internal/cuda/dlib):
+//   - NVIDIA's libraries are loaded at run time (internal/dlib):
 //     cuFFT from $UHNO_CUFFT, NCCL from $UHNO_NCCL (a file, by absolute
 //     path or soname, or a directory holding the default sonames), then
 //     the default sonames (libcufft.so.12, .11, .10, libcufft.so;

@@ -20,9 +20,6 @@ typedef int (*finalize_t)(void);
 typedef int (*set_errhandler_t)(handle, handle);
 typedef int (*error_string_t)(int, char *, int *);
 
-static void *uhno_mpi_dlopen(const char *p) { return dlopen(p, RTLD_NOW | RTLD_GLOBAL); }
-static const char *uhno_mpi_dlerror(void) { const char *e = dlerror(); return e ? e : "unknown error"; }
-static void *uhno_mpi_dlsym(void *h, const char *s) { return dlsym(h, s); }
 
 // MPI_THREAD_FUNNELED in every MPI implementation's mpi.h.
 #define UHNO_MPI_THREAD_FUNNELED 1
@@ -58,6 +55,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"uhno/internal/dlib"
 )
 
 // lib is the loaded libmpi: function pointers and Open MPI's handles.
@@ -80,42 +79,37 @@ var loaded struct {
 // loadLib opens the first of names that loads and has every symbol uhno
 // needs; the error names every attempt.
 func loadLib(names []string) (*lib, error) {
-	var tried []string
-	for _, name := range names {
-		cs := C.CString(name)
-		h := C.uhno_mpi_dlopen(cs)
-		C.free(unsafe.Pointer(cs))
-		if h == nil {
-			tried = append(tried, fmt.Sprintf("%s (%s)", name, C.GoString(C.uhno_mpi_dlerror())))
-			continue
-		}
-		l := &lib{path: name}
-		var missing []string
-		for _, s := range []struct {
-			name string
-			dst  *unsafe.Pointer
-		}{
-			{"MPI_Init_thread", &l.initThread}, {"MPI_Initialized", &l.initialized},
-			{"MPI_Comm_rank", &l.commRank}, {"MPI_Comm_size", &l.commSize},
-			{"MPI_Allreduce", &l.allreduce}, {"MPI_Bcast", &l.bcast}, {"MPI_Barrier", &l.barrier},
-			{"MPI_Finalize", &l.finalize}, {"MPI_Comm_set_errhandler", &l.setErrhandler},
-			{"MPI_Error_string", &l.errorString},
-			{"ompi_mpi_comm_world", &l.commWorld}, {"ompi_mpi_float", &l.float},
-			{"ompi_mpi_double", &l.double}, {"ompi_mpi_byte", &l.byteType},
-			{"ompi_mpi_op_sum", &l.sum}, {"ompi_mpi_errors_return", &l.errorsReturn},
-		} {
-			cs := C.CString(s.name)
-			*s.dst = C.uhno_mpi_dlsym(h, cs)
-			C.free(unsafe.Pointer(cs))
-			if *s.dst == nil {
-				missing = append(missing, s.name)
-			}
-		}
-		if len(missing) > 0 {
-			tried = append(tried, fmt.Sprintf("%s (lacks %s: not Open MPI's ABI)", name, strings.Join(missing, ", ")))
-			continue
+	l := &lib{}
+	fields := []struct {
+		name string
+		dst  *unsafe.Pointer
+	}{
+		{"MPI_Init_thread", &l.initThread}, {"MPI_Initialized", &l.initialized},
+		{"MPI_Comm_rank", &l.commRank}, {"MPI_Comm_size", &l.commSize},
+		{"MPI_Allreduce", &l.allreduce}, {"MPI_Bcast", &l.bcast}, {"MPI_Barrier", &l.barrier},
+		{"MPI_Finalize", &l.finalize}, {"MPI_Comm_set_errhandler", &l.setErrhandler},
+		{"MPI_Error_string", &l.errorString},
+		{"ompi_mpi_comm_world", &l.commWorld}, {"ompi_mpi_float", &l.float},
+		{"ompi_mpi_double", &l.double}, {"ompi_mpi_byte", &l.byteType},
+		{"ompi_mpi_op_sum", &l.sum}, {"ompi_mpi_errors_return", &l.errorsReturn},
+	}
+	symbols := make([]string, len(fields))
+	for i, f := range fields {
+		symbols[i] = f.name
+	}
+	// RTLD_GLOBAL: Open MPI's components resolve libmpi's symbols.
+	path, syms, tried := dlib.LoadGlobal(names, symbols)
+	if syms != nil {
+		l.path = path
+		for i, f := range fields {
+			*f.dst = syms[i]
 		}
 		return l, nil
+	}
+	for i, t := range tried { // a library without Open MPI's symbols
+		if strings.Contains(t, " (lacks ") {
+			tried[i] = strings.TrimSuffix(t, ")") + ": not Open MPI's ABI)"
+		}
 	}
 	return nil, fmt.Errorf("%w: tried %s; install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev) or set %s to its libmpi.so.40",
 		errNoLibrary, strings.Join(tried, "; "), EnvLibrary)

@@ -47,7 +47,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"uhno/internal/cuda/dlib"
+	"uhno/internal/dlib"
 )
 
 // EnvPath names a cuFFT library to load before the default names.

@@ -64,7 +64,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"uhno/internal/cuda/dlib"
+	"uhno/internal/dlib"
 )
 
 // EnvPath names an NCCL library to load before the default names.

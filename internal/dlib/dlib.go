@@ -1,7 +1,9 @@
 // Package dlib opens a shared library at run time (dlopen) and resolves
-// the symbols a caller needs: the one loader behind packages cufft and
-// nccl, which load NVIDIA's libraries by soname so that a binary starts
-// where they are absent and picks up whichever version is installed.
+// the symbols a caller needs: the one loader of uhno, behind packages
+// cuda/cufft and cuda/nccl, which load NVIDIA's libraries by soname so
+// that a binary starts where they are absent and picks up whichever
+// version is installed, and behind package dist, which loads Open MPI's
+// libmpi the same way.
 package dlib
 
 /*
@@ -9,7 +11,7 @@ package dlib
 #include <dlfcn.h>
 #include <stdlib.h>
 
-static void *dlib_open(const char *p) { return dlopen(p, RTLD_NOW | RTLD_LOCAL); }
+static void *dlib_open(const char *p, int global) { return dlopen(p, RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL)); }
 static const char *dlib_error(void) { const char *e = dlerror(); return e ? e : "unknown error"; }
 static void *dlib_sym(void *h, const char *s) { return dlsym(h, s); }
 */
@@ -66,11 +68,26 @@ func names(path, dirs string, defaults []string) []string {
 // Load opens the first of names that loads and defines every one of
 // symbols, and returns its name and the symbols' addresses in order.
 // When none does it returns the attempts, one "name (why)" each, for the
-// caller's error.
+// caller's error. The library's symbols stay its own (RTLD_LOCAL).
 func Load(names, symbols []string) (path string, syms []unsafe.Pointer, tried []string) {
+	return load(names, symbols, false)
+}
+
+// LoadGlobal is Load with the library's symbols made available to the
+// libraries loaded after it (RTLD_GLOBAL): Open MPI's components are
+// plugins that resolve libmpi's symbols that way.
+func LoadGlobal(names, symbols []string) (path string, syms []unsafe.Pointer, tried []string) {
+	return load(names, symbols, true)
+}
+
+func load(names, symbols []string, global bool) (path string, syms []unsafe.Pointer, tried []string) {
+	g := C.int(0)
+	if global {
+		g = 1
+	}
 	for _, name := range names {
 		cs := C.CString(name)
-		h := C.dlib_open(cs)
+		h := C.dlib_open(cs, g)
 		C.free(unsafe.Pointer(cs))
 		if h == nil {
 			tried = append(tried, fmt.Sprintf("%s (%s)", name, C.GoString(C.dlib_error())))
