@@ -441,38 +441,44 @@ func TestRegistryContract(t *testing.T) {
 			if !ok {
 				t.Fatalf("model %s is registered without a contract case", name)
 			}
-			if c.forward == nil {
-				t.Fatalf("model %s has no forward case", name)
-			}
-			if (c.grad == nil || c.count == nil || c.budget == nil) && c.covered == "" {
-				t.Fatalf("model %s leaves a check out without saying which test covers it", name)
-			}
-			t.Run("build", func(t *testing.T) { buildContract(t, name, c) })
-			for dim := 1; dim <= 3; dim++ {
-				for _, f := range c.forward(dim) {
-					t.Run(subtest("forward", dim, f.label), func(t *testing.T) { forwardContract(t, name, c, f) })
-				}
-				if c.grad != nil {
-					for _, g := range c.grad(dim) {
-						t.Run(subtest("grad", dim, g.label), func(t *testing.T) { gradContract(t, name, g) })
-					}
-				}
-			}
-			if c.count != nil {
-				t.Run("count", func(t *testing.T) { countContract(t, name, c.count) })
-			}
-			if c.budget != nil {
-				t.Run("budget", func(t *testing.T) { budgetContract(t, c.budget) })
-			}
-			if c.unsized != nil {
-				if w := c.unsized(tiny(2, ModeFull)); w != 0 {
-					t.Errorf("the spec for a run sets width %d, want 0 (chosen by the budget)", w)
-				}
-			}
-			if c.refused != nil {
-				t.Run("refused", func(t *testing.T) { refusedContract(t, name, c.refused) })
-			}
+			runContract(t, name, c)
 		})
+	}
+}
+
+// runContract runs every check of the registry contract on the model
+// registered as name, with its case c.
+func runContract(t *testing.T, name string, c contractCase) {
+	if c.forward == nil {
+		t.Fatalf("model %s has no forward case", name)
+	}
+	if (c.grad == nil || c.count == nil || c.budget == nil) && c.covered == "" {
+		t.Fatalf("model %s leaves a check out without saying which test covers it", name)
+	}
+	t.Run("build", func(t *testing.T) { buildContract(t, name, c) })
+	for dim := 1; dim <= 3; dim++ {
+		for _, f := range c.forward(dim) {
+			t.Run(subtest("forward", dim, f.label), func(t *testing.T) { forwardContract(t, name, c, f) })
+		}
+		if c.grad != nil {
+			for _, g := range c.grad(dim) {
+				t.Run(subtest("grad", dim, g.label), func(t *testing.T) { gradContract(t, name, g) })
+			}
+		}
+	}
+	if c.count != nil {
+		t.Run("count", func(t *testing.T) { countContract(t, name, c.count) })
+	}
+	if c.budget != nil {
+		t.Run("budget", func(t *testing.T) { budgetContract(t, c.budget) })
+	}
+	if c.unsized != nil {
+		if w := c.unsized(tiny(2, ModeFull)); w != 0 {
+			t.Errorf("the spec for a run sets width %d, want 0 (chosen by the budget)", w)
+		}
+	}
+	if c.refused != nil {
+		t.Run("refused", func(t *testing.T) { refusedContract(t, name, c.refused) })
 	}
 }
 
