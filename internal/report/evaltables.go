@@ -162,7 +162,7 @@ func (b *builder) evalSections(evals []evalInput) {
 	}
 	b.printf("## Spectral fidelity (Tab. spectral)\n\n")
 	b.printf("E_b two ways (docs/DECISIONS.md, D-band-pooled): *pooled*, one ratio of sums over every frame and trajectory, " +
-		"the one compared with the paper's values (it cannot exceed the field's relative error by large factors); and *per-frame*, " +
+		"the one compared with the paper's values (no near-empty frame dominates it); and *per-frame*, " +
 		"each frame's ratio averaged over the frames and then the trajectories, where frames with almost no energy in a band dominate. " +
 		"Pooled values are n/a in evaluations made before uhno computed them.\n\n")
 	for _, e := range evals {
