@@ -19,13 +19,6 @@ var dryRunModels = []string{"uhno", "fno", "additive", "wno", "ffno", "loglofno"
 // created).
 func TestTrainDryRun(t *testing.T) {
 	re := regexp.MustCompile(`parameters: ([0-9,]+), Full U-HNO at this budget ([0-9,]+) \(C0 [0-9]+\): ([+-][0-9.]+)%`)
-	num := func(s string) int {
-		n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
 	for _, task := range []string{"burgers", "ks", "ns2d", "darcy"} {
 		for _, m := range dryRunModels {
 			dataDir := filepath.Join(t.TempDir(), "data")
@@ -34,12 +27,11 @@ func TestTrainDryRun(t *testing.T) {
 				t.Errorf("%s %s: code %d, stderr %q", task, m, code, stderr)
 				continue
 			}
-			g := re.FindStringSubmatch(stdout)
-			if g == nil {
+			n, ref, ok := dryRunCounts(t, re, stdout)
+			if !ok {
 				t.Errorf("%s %s: no parameter line in\n%s", task, m, stdout)
 				continue
 			}
-			n, ref := num(g[1]), num(g[2])
 			if d := float64(n)/float64(ref) - 1; d < -0.10 || d > 0.10 {
 				t.Errorf("%s %s: %d parameters, %+.1f%% from Full U-HNO's %d", task, m, n, 100*d, ref)
 			}
@@ -93,13 +85,6 @@ func TestTrainDryRunMemory(t *testing.T) {
 // run's steps.
 func TestTrainDryRunText(t *testing.T) {
 	re := regexp.MustCompile(`parameters: ([0-9,]+), Full U-HNO at the text's size \(Tab. per-task-hp\) ([0-9,]+) \(C0 32\): ([+-][0-9.]+)%`)
-	num := func(s string) int {
-		n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
 	for task, full := range map[string]int{"ns2d": 64266460, "burgers": 6696892} {
 		for _, m := range dryRunModels {
 			if m == "additive" { // the flat hybrid of a diagnostic, not a baseline
@@ -111,12 +96,11 @@ func TestTrainDryRunText(t *testing.T) {
 				t.Errorf("%s %s: code %d, stderr %q", task, m, code, stderr)
 				continue
 			}
-			g := re.FindStringSubmatch(stdout)
-			if g == nil {
+			n, ref, ok := dryRunCounts(t, re, stdout)
+			if !ok {
 				t.Errorf("%s %s: no parameter line in\n%s", task, m, stdout)
 				continue
 			}
-			n, ref := num(g[1]), num(g[2])
 			if ref != full || (m == "uhno" && n != full) {
 				t.Errorf("%s %s: %d parameters beside Full U-HNO's %d, want U-HNO at %d", task, m, n, ref, full)
 			}
@@ -166,4 +150,22 @@ func TestTrainDryRunText(t *testing.T) {
 	if !regexp.MustCompile(`time: [0-9.]+[µm]?s per training step on this machine \(cpu backend, 1 threads; median of 2 step\(s\) after one discarded\), about [0-9.]+ ?(h|min|s|ms) for 20000 steps`).MatchString(stdout) {
 		t.Errorf("estimate: no time line in\n%s", stdout)
 	}
+}
+
+// dryRunCounts reads the dry run's parameter line with re: the model's
+// count and Full U-HNO's (grouped digits), false when the line is missing.
+func dryRunCounts(t *testing.T, re *regexp.Regexp, stdout string) (n, ref int, ok bool) {
+	t.Helper()
+	g := re.FindStringSubmatch(stdout)
+	if g == nil {
+		return 0, 0, false
+	}
+	num := func(s string) int {
+		v, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	return num(g[1]), num(g[2]), true
 }
