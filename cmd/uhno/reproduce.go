@@ -31,6 +31,7 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
 	opts := &reproduceOptions{RunOptions: reproduce.RunOptions{Env: env(out, errOut), Cell: -1}}
 	var tables, tasks, models []string
 	var seeds []int64
+	var modes string
 	var schedules strings.Builder
 	for _, s := range reproduce.Schedules {
 		fmt.Fprintf(&schedules, "  %-7s %s\n", s.Name, s.About)
@@ -44,10 +45,11 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
   uhno reproduce --schedule cpu5k --parallel 2 --out runs/reproduce
   uhno reproduce --schedule cpu5k --slurm reproduce.sh && bash reproduce.sh
   uhno reproduce --schedule cpu5k --cell 3; uhno reproduce --schedule cpu5k --finish
-  uhno reproduce --tables main-acc --tasks ns2d --models uhno,fno --seeds 0,1,2 --schedule cpu5k`,
+  uhno reproduce --tables main-acc --tasks ns2d --models uhno,fno --seeds 0,1,2 --schedule cpu5k
+  uhno reproduce --tables main-acc,ablation-extra --tasks ac2d --models uhno,fno --modes A,F --seeds 0,1,2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Grid = reproduce.Options{Tables: tables, Tasks: tasks, Models: models, Seeds: seeds}
+			opts.Grid = reproduce.Options{Tables: tables, Tasks: tasks, Models: models, Seeds: seeds, Modes: modes}
 			if _, err := reproduce.Plan(opts.Grid); err != nil { // a bad list: one line before anything else
 				return fmt.Errorf("reproduce: %w", err)
 			}
@@ -87,6 +89,7 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
 	f.StringSliceVar(&tasks, "tasks", nil, "tasks: all or a comma-separated list of "+strings.Join(config.TaskNames(), ", "))
 	f.StringSliceVar(&models, "models", nil, "models: all or a comma-separated list of "+strings.Join(reproduce.Models, ", ")+", fno-wider")
 	f.Int64SliceVar(&seeds, "seeds", nil, "training seeds, e.g. 0,1,2: every cell once per seed on the same data and test split (seed 0's runs are the one-seed grid's; seed s's in <task>/seed<s>/), evaluations merged over the seeds")
+	f.StringVar(&modes, "modes", "", "Tab. ablation-extra's modes beside Full: letters, ranges and lists (A-I, A,F); default all nine. given, a task named in --tasks gets them even where the paper has no ablation column")
 	f.StringVar(&opts.Schedule, "schedule", reproduce.Schedules[0].Name, "named schedule: "+strings.Join(reproduce.ScheduleNames(), ", "))
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps of every run, overriding the schedule's (warm-up scaled)")
 	f.StringVar(&opts.Params, "params", "0.62M", "scale U-HNO's width to this parameter count (the baselines matched to it); text: U-HNO at Tab. per-task-hp exactly")
@@ -199,5 +202,10 @@ mean over seeds of each seed's mean, each seed's value and the spread
 between them, and an interval from a bootstrap over seeds and test
 trajectories, which holds the training variance; the report reads the
 merge and ranks by the seed means. --cell, --slurm and --parallel cover
-the seed axis (a seed's cells follow the one before's).`
+the seed axis (a seed's cells follow the one before's).
+
+--modes A,F restricts Tab. ablation-extra to those modes beside Full
+(default all nine). The modes are planned on the table's paper columns
+(Burgers, NS-2D) and, with --modes, on every other task named in --tasks
+(not all), whose ablation the report shows without paper values.`
 )

@@ -66,6 +66,10 @@ type Options struct {
 	// layout (<task>/<model>), so a one-seed grid's runs are reused;
 	// seed s's live under <task>/seed<s>/.
 	Seeds []int64
+	// Modes restricts Tab. ablation-extra's modes (--modes: letters,
+	// ranges and lists as uhno ablate reads them; empty: all nine). Full
+	// is always trained (it is the U-HNO run).
+	Modes string
 }
 
 // seedDir is where seed's runs and evaluations of task live: <task> for
@@ -191,6 +195,45 @@ func rowModels(t *report.Table) []string {
 	return out
 }
 
+// ablationModes reads --modes (model.ParseModes) as Tab.
+// ablation-extra's modes besides Full, in the paper's order; empty: all.
+func ablationModes(spec string) ([]string, error) {
+	if spec == "" {
+		return slices.Clone(Modes), nil
+	}
+	ms, err := model.ParseModes(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--modes: %w", err)
+	}
+	var out []string
+	for _, m := range ms {
+		if m != model.ModeFull {
+			out = append(out, string(m))
+		}
+	}
+	return out, nil
+}
+
+// ablationTasks are the tasks Tab. ablation-extra's modes are planned
+// for: the table's columns and, when --modes is given, every other task
+// named in --tasks (not "all"), as the accuracy tables plan every task
+// asked for: a user who names a task and the modes wants its ablation,
+// paper values or not (the report says the paper has none). Without
+// --modes a grid keeps the paper's ablation columns only, so naming a
+// task for its accuracy columns does not add nine trainings.
+func ablationTasks(want []string, modes string) []string {
+	out := taskColumns(&report.AblationExtra)
+	if modes == "" || (len(want) == 1 && want[0] == "all") {
+		return out
+	}
+	for _, t := range config.PaperTaskNames() {
+		if slices.Contains(want, t) && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Plan works out the runs, evaluations and benches the chosen tables
 // need. It touches no file.
 func Plan(o Options) (*Grid, error) {
@@ -203,6 +246,10 @@ func Plan(o Options) (*Grid, error) {
 		return nil, err
 	}
 	models, err := selected("models", o.Models, append(slices.Clone(Models), "fno-wider"))
+	if err != nil {
+		return nil, err
+	}
+	modes, err := ablationModes(o.Modes)
 	if err != nil {
 		return nil, err
 	}
@@ -259,9 +306,9 @@ func Plan(o Options) (*Grid, error) {
 				}
 			}
 		case "ablation-extra":
-			for _, task := range taskColumns(&report.AblationExtra) {
+			for _, task := range ablationTasks(o.Tasks, o.Modes) {
 				add(task, "uhno", "", tb)
-				for _, mode := range Modes {
+				for _, mode := range modes {
 					add(task, "uhno", mode, tb)
 				}
 			}

@@ -122,3 +122,39 @@ func TestModelsInPaperOrder(t *testing.T) {
 		t.Errorf("Models %v, want %v", Models, want)
 	}
 }
+
+// TestPlanModes: --modes restricts Tab. ablation-extra's modes, and with
+// it a task named in --tasks gets its ablation although the paper has no
+// ablation column for it; without --modes, or with --tasks all, only the
+// paper's columns do.
+func TestPlanModes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want []string
+	}{
+		{"AC-2D, two modes, two seeds", Options{Tables: []string{"main-acc", "ablation-extra"}, Tasks: []string{"ac2d"},
+			Models: []string{"uhno", "fno"}, Modes: "F,A", Seeds: []int64{0, 1}},
+			[]string{"ac2d/fno", "ac2d/uhno", "ac2d/ablate/A", "ac2d/ablate/F",
+				"ac2d/seed1/fno", "ac2d/seed1/uhno", "ac2d/seed1/ablate/A", "ac2d/seed1/ablate/F"}},
+		{"a range on the paper's column", Options{Tables: []string{"ablation-extra"}, Tasks: []string{"ns2d"}, Modes: "C-E"},
+			[]string{"ns2d/uhno", "ns2d/ablate/C", "ns2d/ablate/D", "ns2d/ablate/E"}},
+		{"no --modes: AC-2D has no paper column", Options{Tables: []string{"main-acc", "ablation-extra"}, Tasks: []string{"ac2d"},
+			Models: []string{"uhno"}}, []string{"ac2d/uhno"}},
+		{"--tasks all: the paper's columns", Options{Tables: []string{"ablation-extra"}, Tasks: []string{"all"}, Modes: "B"},
+			[]string{"burgers/uhno", "burgers/ablate/B", "ns2d/uhno", "ns2d/ablate/B"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := Plan(tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := dirs(g); !slices.Equal(got, tc.want) {
+				t.Errorf("runs %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if _, err := Plan(Options{Tables: []string{"ablation-extra"}, Modes: "A,Z"}); err == nil || !strings.Contains(err.Error(), `--modes: "Z"`) {
+		t.Errorf("--modes A,Z: error %v, want one naming --modes and Z", err)
+	}
+}

@@ -255,7 +255,7 @@ func ablateDir(task string, seed int64) string { return seedDir(task, seed) + "/
 // grid's U-HNO run rather than training it twice.
 func linkFull(dir string, g *Grid) error {
 	for _, r := range g.Runs {
-		if r.Mode != "A" {
+		if r.Mode == "" {
 			continue
 		}
 		link := filepath.Join(dir, ablateDir(r.Task, r.Seed), "full")

@@ -142,9 +142,15 @@ func TestRunSeedsAblation(t *testing.T) {
 	}
 	dir := t.TempDir()
 	data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
-	grid := Options{Tables: []string{"ablation-extra"}, Tasks: []string{"burgers"}, Models: []string{"uhno"}, Seeds: []int64{0, 1}}
+	// Two modes and no A: Full is still each seed's U-HNO run, linked.
+	grid := Options{Tables: []string{"ablation-extra"}, Tasks: []string{"burgers"}, Models: []string{"uhno"}, Seeds: []int64{0, 1}, Modes: "F,C"}
 	if stdout, err := run(t, tinyRun(t, data, out, 4, grid)); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
+	}
+	for _, d := range []string{"burgers/ablate", "burgers/seed1/ablate"} {
+		if target, err := os.Readlink(filepath.Join(out, d, "full")); err != nil || target != filepath.Join("..", "uhno") {
+			t.Errorf("%s/full: link to %q (%v), want ../uhno: Full trained twice", d, target, err)
+		}
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "burgers/ablate-seeds", eval.AblationFile))
 	if err != nil {
@@ -154,7 +160,7 @@ func TestRunSeedsAblation(t *testing.T) {
 	if err := json.Unmarshal(raw, &ab); err != nil {
 		t.Fatal(err)
 	}
-	if len(ab.Entries) != 10 || ab.Entries[0].Eval.Seeds == nil || !slices.Equal(ab.Entries[0].Eval.Seeds.Seeds, []int64{0, 1}) {
+	if len(ab.Entries) != 3 || ab.Entries[0].Eval.Seeds == nil || !slices.Equal(ab.Entries[0].Eval.Seeds.Seeds, []int64{0, 1}) {
 		t.Fatalf("merged ablation: %d entries, seeds %+v", len(ab.Entries), ab.Entries[0].Eval.Seeds)
 	}
 	report, err := os.ReadFile(filepath.Join(out, "report", "report.md"))
