@@ -12,7 +12,6 @@ import (
 	"slices"
 	"testing"
 
-	"uhno/internal/config"
 	"uhno/internal/data/pde"
 )
 
@@ -42,10 +41,9 @@ func TestGeneratorGolden(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the digests were taken on amd64 (float64 arithmetic without fused multiply-adds)")
 	}
-	for _, task := range config.TaskNames() {
-		if task == "cfd3d" {
-			continue
-		}
+	// The tasks that had solvers when the digests were taken; a task added
+	// since is checked by its own solver's tests (DESIGN, "Adding a task").
+	for _, task := range slices.Sorted(maps.Keys(goldenGenerators)) {
 		t.Run(task, func(t *testing.T) {
 			gen, err := Generator(builtin(t, task, nil))
 			if err != nil {

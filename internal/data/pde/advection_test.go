@@ -8,12 +8,12 @@ import (
 
 // adv2DTestParams is the configs/adv2d.yaml task with the velocity range
 // proposed for it, on a given grid.
-func adv2DTestParams(grid [2]int) Adv2DParams {
-	return Adv2DParams{
-		Grid: grid, Domain: [2]float64{1, 1},
-		VelocityMin: [2]float64{-1, -1}, VelocityMax: [2]float64{1, 1},
+func adv2DTestParams(grid []int) Params {
+	return Params{
+		Grid: grid, Domain: []float64{1, 1},
+		VelocityMin: []float64{-1, -1}, VelocityMax: []float64{1, 1},
 		TEnd: 0.98, Snapshots: 50,
-		Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5),
+		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)},
 	}
 }
 
@@ -116,7 +116,7 @@ func TestAdv2DIntegerShiftIsRoll(t *testing.T) {
 // two velocity draws, the same (seed, i) gives the same bits and another i
 // another trajectory.
 func TestAdv2DGenerate(t *testing.T) {
-	p := adv2DTestParams([2]int{64, 64})
+	p := adv2DTestParams([]int{64, 64})
 	p.Snapshots = 6
 	p.TEnd = 0.1
 	g, err := NewAdv2D(p)
@@ -174,9 +174,9 @@ func TestAdv2DGenerate(t *testing.T) {
 // of c fills its range (uniform: the sample mean and extremes) and that a
 // degenerate range fixes it, as the config's constant (1, 0.6) needs.
 func TestAdv2DVelocityRange(t *testing.T) {
-	p := adv2DTestParams([2]int{8, 8})
-	p.VelocityMin = [2]float64{-1, 0.6}
-	p.VelocityMax = [2]float64{1, 0.6}
+	p := adv2DTestParams([]int{8, 8})
+	p.VelocityMin = []float64{-1, 0.6}
+	p.VelocityMax = []float64{1, 0.6}
 	g, err := NewAdv2D(p)
 	if err != nil {
 		t.Fatal(err)
@@ -201,18 +201,18 @@ func TestAdv2DVelocityRange(t *testing.T) {
 func TestNewAdv2DRejects(t *testing.T) {
 	cases := []struct {
 		name string
-		edit func(*Adv2DParams)
+		edit func(*Params)
 	}{
-		{"grid not a power of two", func(p *Adv2DParams) { p.Grid = [2]int{48, 64} }},
-		{"inverted velocity range", func(p *Adv2DParams) { p.VelocityMin[0], p.VelocityMax[0] = 1, -1 }},
-		{"NaN velocity", func(p *Adv2DParams) { p.VelocityMax[1] = math.NaN() }},
-		{"one snapshot", func(p *Adv2DParams) { p.Snapshots = 1 }},
-		{"zero end time", func(p *Adv2DParams) { p.TEnd = 0 }},
-		{"zero domain", func(p *Adv2DParams) { p.Domain[1] = 0 }},
-		{"zero tau", func(p *Adv2DParams) { p.Tau = 0 }},
+		{"grid not a power of two", func(p *Params) { p.Grid = []int{48, 64} }},
+		{"inverted velocity range", func(p *Params) { p.VelocityMin[0], p.VelocityMax[0] = 1, -1 }},
+		{"NaN velocity", func(p *Params) { p.VelocityMax[1] = math.NaN() }},
+		{"one snapshot", func(p *Params) { p.Snapshots = 1 }},
+		{"zero end time", func(p *Params) { p.TEnd = 0 }},
+		{"zero domain", func(p *Params) { p.Domain[1] = 0 }},
+		{"zero tau", func(p *Params) { p.IC.Tau = 0 }},
 	}
 	for _, c := range cases {
-		p := adv2DTestParams([2]int{64, 64})
+		p := adv2DTestParams([]int{64, 64})
 		c.edit(&p)
 		if _, err := NewAdv2D(p); err == nil {
 			t.Errorf("%s: NewAdv2D accepted %+v", c.name, p)

@@ -3,21 +3,10 @@ package pde
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
-// AC2DParams are the settings of the 2D Allen-Cahn task (paper App. B "2D
-// Allen-Cahn"; configs/ac2d.yaml), as plain values.
-type AC2DParams struct {
-	Grid      [2]int     // points per axis (pde.grid), powers of two
-	Domain    [2]float64 // side lengths (pde.domain); the paper's [0,1]^2
-	Eps       float64    // interface parameter epsilon (pde.eps): 0.01
-	Dt        float64    // ETDRK4 step (pde.dt); must divide TEnd/(Snapshots-1)
-	TEnd      float64    // time of the last frame (pde.t_end)
-	Snapshots int        // frames saved, the first at t = 0 (data.snapshots): 50
-	Alpha     float64    // initial field GRF N(0, Sigma^2 (-Delta + Tau^2 I)^(-Alpha)) (pde.ic)
-	Tau       float64
-	Sigma     float64
+func init() {
+	Register("ac2d", func(p Params) (Generator, error) { return NewAC2D(p) })
 }
 
 // AC2D generates trajectories of the Allen-Cahn equation
@@ -43,43 +32,31 @@ type AC2DParams struct {
 // 256 x 256) solve from the same initial field up to t = 4.9
 // (TestAC2DSpatialResolution): the paper's grid is adequate here.
 //
+// Its settings (Params; configs/ac2d.yaml): Grid the points per axis,
+// powers of two; Domain the sides (the paper's [0,1]^2); Eps the interface
+// parameter (0.01); Dt the ETDRK4 step, dividing TEnd/(Snapshots-1); TEnd
+// the time of the last frame; Snapshots the frames from t = 0 (50); IC
+// the initial field.
+//
 // AC2D is immutable after NewAC2D; Generate may run concurrently.
 type AC2D struct {
-	p     AC2DParams
-	grf   *GRF
-	waves *waves2D
+	box
 	steps int
-	times []float64
 	etd   *etdrk4In1D // ETDRK4 coefficients per half-spectrum index (spectral1d.go)
 }
 
 // NewAC2D validates p and precomputes the ETDRK4 coefficients.
-func NewAC2D(p AC2DParams) (*AC2D, error) {
-	if err := checkGrid2D(p.Grid); err != nil {
-		return nil, fmt.Errorf("ac2d: pde.%w", err)
-	}
-	if !(p.Domain[0] > 0) || !(p.Domain[1] > 0) {
-		return nil, fmt.Errorf("ac2d: pde.domain = %v: sides must be positive", p.Domain)
+func NewAC2D(p Params) (*AC2D, error) {
+	b, err := newBox("ac2d", p)
+	if err != nil {
+		return nil, err
 	}
 	if !(p.Eps > 0) || math.IsInf(p.Eps, 0) {
 		return nil, fmt.Errorf("ac2d: pde.eps = %v: must be positive and finite", p.Eps)
 	}
-	if err := checkFrames2D(p.Snapshots, p.TEnd); err != nil {
-		return nil, fmt.Errorf("ac2d: %w", err)
-	}
-	steps, err := stepsPerFrame2D(p.Dt, p.TEnd, p.Snapshots)
-	if err != nil {
-		return nil, fmt.Errorf("ac2d: pde.%w", err)
-	}
-	if !(p.Tau > 0) || !(p.Sigma > 0) || math.IsNaN(p.Alpha) {
-		return nil, fmt.Errorf("ac2d: pde.ic alpha=%v tau=%v sigma=%v: need tau > 0, sigma > 0", p.Alpha, p.Tau, p.Sigma)
-	}
-	g := &AC2D{
-		p:     p,
-		grf:   NewGRF([]int{p.Grid[0], p.Grid[1]}, []float64{p.Domain[0], p.Domain[1]}, p.Alpha, p.Tau, p.Sigma),
-		waves: newWaves2D(p.Grid[0], p.Grid[1], p.Domain[0], p.Domain[1]),
-		steps: steps,
-		times: frameTimes2D(p.Snapshots, p.TEnd),
+	g := &AC2D{box: b}
+	if g.steps, err = b.steps(); err != nil {
+		return nil, err
 	}
 	lin := make([]complex128, len(g.waves.k2))
 	for i, k2 := range g.waves.k2 {
@@ -89,62 +66,20 @@ func NewAC2D(p AC2DParams) (*AC2D, error) {
 	return g, nil
 }
 
-// Datasets implements Generator.
-func (g *AC2D) Datasets() []string { return []string{"tensor"} }
-
-// Shapes implements Generator: [snapshots, nx, ny].
-func (g *AC2D) Shapes() [][]int { return [][]int{{g.p.Snapshots, g.p.Grid[0], g.p.Grid[1]}} }
-
 // Attrs implements Generator.
 func (g *AC2D) Attrs() map[string]any {
-	return map[string]any{
-		"equation":  "u_t = eps^2 Lap u + u - u^3",
-		"eps":       g.p.Eps,
-		"dt":        g.p.Dt,
-		"t_end":     g.p.TEnd,
-		"domain":    []float64{g.p.Domain[0], g.p.Domain[1]},
-		"scheme":    "Fourier pseudo-spectral, ETDRK4 (Cox-Matthews, Kassam-Trefethen coefficients)",
-		"ic":        "grf",
-		"ic_alpha":  g.p.Alpha,
-		"ic_tau":    g.p.Tau,
-		"ic_sigma":  g.p.Sigma,
-		"snapshots": g.p.Snapshots,
-	}
-}
-
-// Coords implements Generator.
-func (g *AC2D) Coords() map[string][]float32 {
-	t := make([]float32, len(g.times))
-	for k, v := range g.times {
-		t[k] = float32(v)
-	}
-	return map[string][]float32{
-		"x-coordinate": periodicCoords2D(g.p.Grid[0], g.p.Domain[0]),
-		"y-coordinate": periodicCoords2D(g.p.Grid[1], g.p.Domain[1]),
-		"t-coordinate": t,
-	}
+	return g.attrs(map[string]any{
+		"equation": "u_t = eps^2 Lap u + u - u^3",
+		"eps":      g.p.Eps,
+		"dt":       g.p.Dt,
+		"scheme":   "Fourier pseudo-spectral, ETDRK4 (Cox-Matthews, Kassam-Trefethen coefficients)",
+	})
 }
 
 // Generate implements Generator: trajectory i draws its initial field from
 // the GRF with a PCG stream seeded (seed, i).
 func (g *AC2D) Generate(seed uint64, i int, dst [][]float32) error {
-	n := g.p.Grid[0] * g.p.Grid[1]
-	if len(dst) != 1 || len(dst[0]) != g.p.Snapshots*n {
-		return fmt.Errorf("ac2d: trajectory %d: dst must be one slice of %d values", i, g.p.Snapshots*n)
-	}
-	u0 := make([]float64, n)
-	g.grf.Sample(rand.New(rand.NewPCG(seed, uint64(i))), u0)
-	frames := make([][]float64, g.p.Snapshots)
-	for k := range frames {
-		frames[k] = make([]float64, n)
-	}
-	if err := g.solve(u0, frames); err != nil {
-		return fmt.Errorf("ac2d: trajectory %d: %w", i, err)
-	}
-	for k, f := range frames {
-		copyFloat32(dst[0][k*n:(k+1)*n], f)
-	}
-	return nil
+	return g.generate(seed, i, dst, g.solve)
 }
 
 // acWork is one trajectory's ETDRK4 state and buffers.

@@ -8,16 +8,16 @@ import (
 
 // ac2DPaper is configs/ac2d.yaml with the ETDRK4 step proposed for it
 // (dt = 0.01) and a given horizon.
-func ac2DPaper(dt, tEnd float64, snapshots int) AC2DParams {
-	return AC2DParams{
-		Grid: [2]int{64, 64}, Domain: [2]float64{1, 1}, Eps: 0.01,
+func ac2DPaper(dt, tEnd float64, snapshots int) Params {
+	return Params{
+		Grid: []int{64, 64}, Domain: []float64{1, 1}, Eps: 0.01,
 		Dt: dt, TEnd: tEnd, Snapshots: snapshots,
-		Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5),
+		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)},
 	}
 }
 
 // acRun solves from u0 with parameters p and returns the frames.
-func acRun(t *testing.T, p AC2DParams, u0 []float64) [][]float64 {
+func acRun(t *testing.T, p Params, u0 []float64) [][]float64 {
 	t.Helper()
 	g, err := NewAC2D(p)
 	if err != nil {
@@ -34,8 +34,8 @@ func acRun(t *testing.T, p AC2DParams, u0 []float64) [][]float64 {
 }
 
 // acGRF draws an initial field of p's GRF from stream (seed, 0).
-func acGRF(p AC2DParams, seed uint64) []float64 {
-	g := NewGRF([]int{p.Grid[0], p.Grid[1]}, []float64{p.Domain[0], p.Domain[1]}, p.Alpha, p.Tau, p.Sigma)
+func acGRF(p Params, seed uint64) []float64 {
+	g := NewGRF([]int{p.Grid[0], p.Grid[1]}, []float64{p.Domain[0], p.Domain[1]}, p.IC.Alpha, p.IC.Tau, p.IC.Sigma)
 	u := make([]float64, g.Len())
 	g.Sample(rand.New(rand.NewPCG(seed, 0)), u)
 	return u
@@ -45,7 +45,7 @@ func acGRF(p AC2DParams, seed uint64) []float64 {
 // u - u^3 (spectral Laplacian) with forward Euler (order 1) or classical
 // RK4 (order 4) at step dt and returns the state at each of the times
 // (multiples of dt): the paper's scheme and an independent reference.
-func acExplicit(p AC2DParams, u0 []float64, dt float64, order int, times []float64) [][]float64 {
+func acExplicit(p Params, u0 []float64, dt float64, order int, times []float64) [][]float64 {
 	nx, ny := p.Grid[0], p.Grid[1]
 	plan := newPlan2D(nx, ny)
 	w := newWaves2D(nx, ny, p.Domain[0], p.Domain[1])
@@ -108,8 +108,8 @@ func TestAC2DStationaryTanh(t *testing.T) {
 	const nx, ny = 512, 2
 	eps := 0.01
 	d := math.Sqrt2 * eps
-	p := AC2DParams{Grid: [2]int{nx, ny}, Domain: [2]float64{1, 1}, Eps: eps, Dt: 0.01, TEnd: 5, Snapshots: 6,
-		Alpha: 2.5, Tau: 7, Sigma: 1}
+	p := Params{Grid: []int{nx, ny}, Domain: []float64{1, 1}, Eps: eps, Dt: 0.01, TEnd: 5, Snapshots: 6,
+		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: 1}}
 	u0 := make([]float64, nx*ny)
 	for i := range nx {
 		x := float64(i) / nx
@@ -146,7 +146,7 @@ func TestAC2DStationaryTanh(t *testing.T) {
 // E = int eps^2/2 |grad u|^2 + (u^2 - 1)^2/4 dx, the gradient spectral
 // (Parseval on the half spectrum), the potential by the rectangle rule
 // (exact for the trigonometric interpolant's mean).
-func acEnergy(p AC2DParams, u []float64) float64 {
+func acEnergy(p Params, u []float64) float64 {
 	nx, ny := p.Grid[0], p.Grid[1]
 	my := ny/2 + 1
 	plan := newPlan2D(nx, ny)
@@ -180,12 +180,12 @@ func acEnergy(p AC2DParams, u []float64) float64 {
 func TestAC2DEnergyDecreases(t *testing.T) {
 	cases := []struct {
 		name string
-		p    AC2DParams
+		p    Params
 	}{
 		{"paper: eps 0.01, 64x64, t = 0..4.9", ac2DPaper(0.01, 4.9, 50)},
-		{"resolved: eps 0.05, 32x32, t = 0..4.9", func() AC2DParams {
+		{"resolved: eps 0.05, 32x32, t = 0..4.9", func() Params {
 			p := ac2DPaper(0.01, 4.9, 50)
-			p.Grid, p.Eps = [2]int{32, 32}, 0.05
+			p.Grid, p.Eps = []int{32, 32}, 0.05
 			return p
 		}()},
 	}
@@ -265,7 +265,7 @@ func TestAC2DSpatialResolution(t *testing.T) {
 	coarse := acRun(t, p, u0)
 	const n, m = 64, 128
 	fine := p
-	fine.Grid = [2]int{m, m}
+	fine.Grid = []int{m, m}
 	s := make([]complex128, n*(n/2+1))
 	newPlan2D(n, n).forward(s, u0)
 	sf := make([]complex128, m*(m/2+1))
@@ -333,11 +333,11 @@ func TestAC2DGenerate(t *testing.T) {
 			t.Fatalf("frame 0 point %d is %v, want the GRF draw %v", k, a[k], u0[k])
 		}
 	}
-	bad := []func(*AC2DParams){
-		func(p *AC2DParams) { p.Eps = 0 },
-		func(p *AC2DParams) { p.Dt = 0.03 }, // does not divide the frame interval 0.1
-		func(p *AC2DParams) { p.Grid = [2]int{60, 64} },
-		func(p *AC2DParams) { p.Snapshots = 1 },
+	bad := []func(*Params){
+		func(p *Params) { p.Eps = 0 },
+		func(p *Params) { p.Dt = 0.03 }, // does not divide the frame interval 0.1
+		func(p *Params) { p.Grid = []int{60, 64} },
+		func(p *Params) { p.Snapshots = 1 },
 	}
 	for i, edit := range bad {
 		q := ac2DPaper(0.01, 4.9, 50)

@@ -1,21 +1,9 @@
 package pde
 
-import (
-	"fmt"
-	"math/rand/v2"
-)
+import "fmt"
 
-// BurgersParams are the settings of the 1D viscous Burgers task (paper
-// App. B "1D Burgers"; configs/burgers.yaml pde block).
-type BurgersParams struct {
-	Length     float64   // domain [0, Length), periodic; paper: 1
-	Grid       int       // saved points per frame; paper: 128
-	SolverGrid int       // points the solver uses, a multiple of Grid (every SolverGrid/Grid-th point is saved); config: 1024
-	Nu         float64   // viscosity; paper: 0.01
-	Dt         float64   // solver step; paper: 1e-4
-	TEnd       float64   // time of the last frame; config: 1
-	Snapshots  int       // frames, t = 0 included; paper: 51
-	IC         GRFParams // initial field, taken on the domain rescaled to the unit box
+func init() {
+	Register("burgers", func(p Params) (Generator, error) { return NewBurgers(p) })
 }
 
 // Burgers generates trajectories of
@@ -37,85 +25,43 @@ type BurgersParams struct {
 // which suppresses AB2's weak growth on the imaginary axis.
 //
 // A Burgers is immutable; Generate may run concurrently.
+//
+// Its settings (Params; configs/burgers.yaml): Domain the period (paper:
+// 1), Grid the saved points (paper: 128), SolverGrid the points the solver
+// uses, a multiple of Grid (config: 1024), Nu the viscosity (paper: 0.01),
+// Dt the solver step (paper: 1e-4), TEnd the time of the last frame
+// (config: 1), Snapshots the frames with t = 0 (paper: 51), IC the initial
+// field, taken on the domain rescaled to the unit box.
 type Burgers struct {
-	p     BurgersParams
-	every int // solver steps between frames
-	grf   *GRF
+	line
 }
 
 // NewBurgers validates p and returns the generator.
-func NewBurgers(p BurgersParams) (*Burgers, error) {
-	if err := check1DGrid("burgers", p.Grid, p.SolverGrid, p.Length); err != nil {
+func NewBurgers(p Params) (*Burgers, error) {
+	l, err := newLine("burgers", p)
+	if err != nil {
 		return nil, err
 	}
 	if !(p.Nu > 0) {
 		return nil, fmt.Errorf("burgers: nu = %v: must be positive", p.Nu)
 	}
-	every, err := checkSnapshots1D("burgers", p.Snapshots, p.TEnd, p.Dt)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.IC.check("burgers"); err != nil {
-		return nil, err
-	}
-	return &Burgers{
-		p:     p,
-		every: every,
-		grf:   NewGRF([]int{p.SolverGrid}, []float64{1}, p.IC.Alpha, p.IC.Tau, p.IC.Sigma),
-	}, nil
+	return &Burgers{line: l}, nil
 }
-
-// Datasets implements Generator.
-func (b *Burgers) Datasets() []string { return []string{"tensor"} }
-
-// Shapes implements Generator: [Snapshots, Grid].
-func (b *Burgers) Shapes() [][]int { return [][]int{{b.p.Snapshots, b.p.Grid}} }
 
 // Attrs implements Generator.
 func (b *Burgers) Attrs() map[string]any {
-	return map[string]any{
-		"pde":         "burgers: u_t + u u_x = nu u_xx, periodic",
-		"scheme":      "Fourier pseudo-spectral, 2/3 de-aliasing, Crank-Nicolson viscosity, Adams-Bashforth-2 advection",
-		"nu":          b.p.Nu,
-		"dt":          b.p.Dt,
-		"t_end":       b.p.TEnd,
-		"domain":      []float64{b.p.Length},
-		"grid":        b.p.Grid,
-		"solver_grid": b.p.SolverGrid,
-		"snapshots":   b.p.Snapshots,
-		"ic":          "grf on the unit-rescaled domain, zero mean",
-		"ic_alpha":    b.p.IC.Alpha,
-		"ic_tau":      b.p.IC.Tau,
-		"ic_sigma":    b.p.IC.Sigma,
-	}
-}
-
-// Coords implements Generator: the saved collocation points x_j = j L/N
-// (grid points, not cell centres) and the frame times.
-func (b *Burgers) Coords() map[string][]float32 {
-	return map[string][]float32{
-		"x-coordinate": gridPoints1D(b.p.Grid, b.p.Length),
-		"t-coordinate": snapshotTimes1D(0, b.p.TEnd, b.p.Snapshots),
-	}
+	a := b.attrs("burgers: u_t + u u_x = nu u_xx, periodic",
+		"Fourier pseudo-spectral, 2/3 de-aliasing, Crank-Nicolson viscosity, Adams-Bashforth-2 advection")
+	a["nu"] = b.p.Nu
+	return a
 }
 
 // Generate implements Generator: trajectory i of seed, from a PCG stream
 // seeded with (seed, i).
 func (b *Burgers) Generate(seed uint64, i int, dst [][]float32) error {
-	if len(dst) != 1 || len(dst[0]) != b.p.Snapshots*b.p.Grid {
-		return fmt.Errorf("burgers: trajectory %d: destination must be one slice of %d x %d values", i, b.p.Snapshots, b.p.Grid)
-	}
-	u0 := make([]float64, b.p.SolverGrid)
-	b.grf.Sample(rand.New(rand.NewPCG(seed, uint64(i))), u0)
-	stride := b.p.SolverGrid / b.p.Grid
-	out := dst[0]
-	err := solveBurgers(u0, b.p.Length, b.p.Nu, b.p.Dt, b.every, b.p.Snapshots, func(k int, u []float64) error {
-		return storeFrame1D(out[k*b.p.Grid:(k+1)*b.p.Grid], u, stride)
+	return b.generate(seed, i, dst, func(u0 []float64, frame func(int, []float64) error) error {
+		return solveBurgers(u0, b.p.Domain[0], b.p.Nu, b.p.Dt, b.every, b.p.Snapshots, frame)
 	})
-	if err != nil {
-		return fmt.Errorf("burgers: trajectory %d: %w", i, err)
-	}
-	return nil
 }
 
 // burgersCNAB2 advances the Fourier coefficients of a Burgers solution.

@@ -153,7 +153,7 @@ func TestBurgersShockTimeOrder(t *testing.T) {
 // 0 at t = 0.05 and 0.1, then 1e-7, 5.1e-6 and 2.2e-6 at t = 0.15-0.25 as
 // the fronts steepen (largest one-cell jump 0.87 of the range at t = 0.2).
 func TestBurgersShockSolverGrid(t *testing.T) {
-	p := BurgersParams{Length: 1, Grid: 128, SolverGrid: shockGrid, Nu: shockNu, Dt: shockDt, TEnd: 0.3, Snapshots: 7,
+	p := Params{Domain: []float64{1}, Grid: []int{128}, SolverGrid: []int{shockGrid}, Nu: shockNu, Dt: shockDt, TEnd: 0.3, Snapshots: 7,
 		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 2.5)}}
 	frames := framesAtSolverGrids(t, p, shockGrid, 2*shockGrid)
 	worst := 0.0

@@ -208,7 +208,7 @@ func TestBurgersSpectralAccuracy(t *testing.T) {
 // of the sampling, not of the solution.
 func TestBurgersDissipation(t *testing.T) {
 	const n = 128
-	g, err := NewBurgers(BurgersParams{Length: 1, Grid: n, SolverGrid: n, Nu: 0.01, Dt: 1e-4, TEnd: 0.3, Snapshots: 16, IC: GRFParams{2.5, 7, math.Pow(7, 2.5)}})
+	g, err := NewBurgers(Params{Domain: []float64{1}, Grid: []int{n}, SolverGrid: []int{n}, Nu: 0.01, Dt: 1e-4, TEnd: 0.3, Snapshots: 16, IC: GRFParams{2.5, 7, math.Pow(7, 2.5)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,8 +234,8 @@ func TestBurgersDissipation(t *testing.T) {
 }
 
 // paperBurgers is the configs/burgers.yaml task at full size.
-func paperBurgers() BurgersParams {
-	return BurgersParams{Length: 1, Grid: 128, SolverGrid: 1024, Nu: 0.01, Dt: 1e-4, TEnd: 1, Snapshots: 51,
+func paperBurgers() Params {
+	return Params{Domain: []float64{1}, Grid: []int{128}, SolverGrid: []int{1024}, Nu: 0.01, Dt: 1e-4, TEnd: 1, Snapshots: 51,
 		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 2.5)}}
 }
 
@@ -267,7 +267,7 @@ func BenchmarkBurgersTrajectory(b *testing.B) {
 	for _, sg := range []int{1024, 512, 256} {
 		b.Run(map[int]string{1024: "solver1024", 512: "solver512", 256: "solver256"}[sg], func(b *testing.B) {
 			p := paperBurgers()
-			p.SolverGrid = sg
+			p.SolverGrid = []int{sg}
 			g, err := NewBurgers(p)
 			if err != nil {
 				b.Fatal(err)
@@ -284,17 +284,17 @@ func BenchmarkBurgersTrajectory(b *testing.B) {
 
 // framesAtSolverGrids generates trajectory 3 of seed 0 with p solved on
 // each of the given solver grids, keyed by solver grid.
-func framesAtSolverGrids(t *testing.T, p BurgersParams, grids ...int) map[int][]float32 {
+func framesAtSolverGrids(t *testing.T, p Params, grids ...int) map[int][]float32 {
 	t.Helper()
 	frames := map[int][]float32{}
 	for _, sg := range grids {
 		q := p
-		q.SolverGrid = sg
+		q.SolverGrid = []int{sg}
 		g, err := NewBurgers(q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst := make([]float32, q.Snapshots*q.Grid)
+		dst := make([]float32, q.Snapshots*q.Grid[0])
 		if err := g.Generate(0, 3, [][]float32{dst}); err != nil {
 			t.Fatal(err)
 		}

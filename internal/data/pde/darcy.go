@@ -6,6 +6,25 @@ import (
 	"math/rand/v2"
 )
 
+func init() {
+	Register("darcy", darcyFromParams)
+}
+
+// darcyFromParams builds Darcy from a task's Params: PDEBench's settings
+// (PDEBenchDarcy) with the source amplitude beta = Forcing, the saved Grid
+// and the SourceGrid solved on.
+func darcyFromParams(p Params) (Generator, error) {
+	if len(p.Grid) != 2 || (p.SourceGrid != nil && len(p.SourceGrid) != 2) {
+		return nil, fmt.Errorf("darcy: pde.grid %v, data.source_grid %v: want 2 axes each", p.Grid, p.SourceGrid)
+	}
+	dp := PDEBenchDarcy(p.Forcing)
+	dp.Grid = [2]int{p.Grid[0], p.Grid[1]}
+	if p.SourceGrid != nil {
+		dp.SolverGrid = [2]int{p.SourceGrid[0], p.SourceGrid[1]}
+	}
+	return NewDarcy(dp)
+}
+
 // DarcyParams are the settings of the self-generated 2D Darcy task (paper
 // App. B "2D Darcy Flow"; configs/darcy.yaml), as plain values. The paper
 // uses PDEBench's files; this generator gives users without them the same

@@ -6,6 +6,15 @@
 // deterministically from (seed, i), so generation can be split over cores
 // and resumed, and the same (seed, i) always gives the same bits.
 //
+// Every solver is built from one settings struct, Params (grids as
+// slices, one entry per axis), by the equation's name: each solver file
+// registers its constructor (Register, from init) and New builds it, so
+// the configuration is mapped once (internal/datagen) and a new equation
+// is its file alone. The time-dependent solvers embed the base of their
+// dimension (base.go: line in 1D, box in 2D), which owns the dataset,
+// shapes, coordinates, frame checks, the trajectory loop and the shared
+// attributes; each solver file keeps its equation, scheme and checks.
+//
 // Fields are written in the PDEBench layout (GUIDE section 3): a
 // time-dependent task stores one dataset "tensor" with per-trajectory shape
 // [T, x...]; Darcy stores "nu" (the coefficient a, [x, y]) and "tensor"

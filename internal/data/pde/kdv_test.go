@@ -7,8 +7,8 @@ import (
 )
 
 // paperKdV is the configs/kdv.yaml task at full size.
-func paperKdV() KdVParams {
-	return KdVParams{Length: 64, Grid: 128, Dt: 0.002, TEnd: 10, Snapshots: 51,
+func paperKdV() Params {
+	return Params{Domain: []float64{64}, Grid: []int{128}, Dt: 0.002, TEnd: 10, Snapshots: 51,
 		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: 3 * math.Pow(7, 1.5)}}
 }
 
@@ -115,7 +115,7 @@ func TestKdVConservation(t *testing.T) {
 				u0[j] += 0.1
 			}
 			var m0, e0, dm, de float64
-			err := solveSemilinear1D(u0, p.Length, kdvSymbol, kdvFlux, p.Dt, 0, 100, p.Snapshots, func(k int, u []float64) error {
+			err := solveSemilinear1D(u0, p.Domain[0], kdvSymbol, kdvFlux, p.Dt, 0, 100, p.Snapshots, func(k int, u []float64) error {
 				m, e := 0.0, 0.0
 				for _, x := range u {
 					m += x
@@ -148,26 +148,26 @@ func TestKdVConservation(t *testing.T) {
 // to < 1e-3 (measured 6.9e-5 and 2.0e-5), while the paper's 128 points
 // with the 2/3 rule differ by 6e-2 and 2e-2: tall solitons are narrower
 // than 42 modes resolve. Hence the recommendation solver_grid = 256 for
-// kdv (KdVParams.SolverGrid).
+// kdv (Params.SolverGrid).
 func TestKdVResolution(t *testing.T) {
 	p := paperKdV()
 	g := NewGRF([]int{128}, []float64{1}, p.IC.Alpha, p.IC.Tau, p.IC.Sigma)
 	for _, i := range []int{3, 5} {
 		u128 := make([]float64, 128)
 		g.Sample(rand.New(rand.NewPCG(0, uint64(i))), u128)
-		coarse := newSpectral1D(128, p.Length)
+		coarse := newSpectral1D(128, p.Domain[0])
 		v := make([]complex128, coarse.modes())
 		coarse.forward(v, u128)
 		coarse.truncate(v)
 		runs := map[int][]float64{}
 		for _, n := range []int{128, 256, 512} {
-			sp := newSpectral1D(n, p.Length)
+			sp := newSpectral1D(n, p.Domain[0])
 			w := make([]complex128, sp.modes())
 			copy(w, v)
 			u0 := make([]float64, n)
 			sp.inverse(u0, w)
 			var frames []float64
-			err := solveSemilinear1D(u0, p.Length, kdvSymbol, kdvFlux, p.Dt, 0, 100, p.Snapshots, func(_ int, u []float64) error {
+			err := solveSemilinear1D(u0, p.Domain[0], kdvSymbol, kdvFlux, p.Dt, 0, 100, p.Snapshots, func(_ int, u []float64) error {
 				for j := 0; j < 128; j++ {
 					frames = append(frames, u[j*n/128])
 				}
@@ -199,7 +199,7 @@ func BenchmarkKdVTrajectory(b *testing.B) {
 	for _, sg := range []int{128, 256} {
 		b.Run(map[int]string{128: "solver128", 256: "solver256"}[sg], func(b *testing.B) {
 			p := paperKdV()
-			p.SolverGrid = sg
+			p.SolverGrid = []int{sg}
 			g, err := NewKdV(p)
 			if err != nil {
 				b.Fatal(err)

@@ -7,8 +7,8 @@ import (
 )
 
 // paperKS is the configs/ks.yaml task at full size.
-func paperKS() KSParams {
-	return KSParams{Length: 64, Grid: 256, Dt: 0.05, TBurn: 100, TEnd: 25, Snapshots: 51,
+func paperKS() Params {
+	return Params{Domain: []float64{64}, Grid: []int{256}, Dt: 0.05, TBurn: 100, TEnd: 25, Snapshots: 51,
 		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)}}
 }
 
@@ -34,9 +34,9 @@ func ksAttractorState(t *testing.T, i int) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u0 := make([]float64, p.Grid)
+	u0 := make([]float64, p.Grid[0])
 	g.grf.Sample(rand.New(rand.NewPCG(0, uint64(i))), u0)
-	return ksFrames(t, u0, p.Length, p.Dt, g.burn, 1, 1)[0]
+	return ksFrames(t, u0, p.Domain[0], p.Dt, g.burn, 1, 1)[0]
 }
 
 // TestKSMeanConserved: the mean of u is invariant under KS (the k = 0
@@ -148,8 +148,8 @@ func TestKSChaos(t *testing.T) {
 func TestKSHalfStep(t *testing.T) {
 	p := paperKS()
 	start := ksAttractorState(t, 0)
-	a := ksFrames(t, start, p.Length, p.Dt, 0, 10, p.Snapshots)
-	b := ksFrames(t, start, p.Length, p.Dt/2, 0, 20, p.Snapshots)
+	a := ksFrames(t, start, p.Domain[0], p.Dt, 0, 10, p.Snapshots)
+	b := ksFrames(t, start, p.Domain[0], p.Dt/2, 0, 20, p.Snapshots)
 	worst := 0.0
 	for k := range a {
 		worst = math.Max(worst, relErr1D(b[k], a[k]))
@@ -171,17 +171,17 @@ func TestKSResolved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := make([]float32, p.Snapshots*p.Grid)
+	dst := make([]float32, p.Snapshots*p.Grid[0])
 	if err := g.Generate(0, 0, [][]float32{dst}); err != nil {
 		t.Fatal(err)
 	}
-	sp := newSpectral1D(p.Grid, p.Length)
+	sp := newSpectral1D(p.Grid[0], p.Domain[0])
 	v := make([]complex128, sp.modes())
-	u := make([]float64, p.Grid)
+	u := make([]float64, p.Grid[0])
 	var total, top, sq float64
 	for k := 0; k < p.Snapshots; k++ {
 		for j := range u {
-			u[j] = float64(dst[k*p.Grid+j])
+			u[j] = float64(dst[k*p.Grid[0]+j])
 			sq += u[j] * u[j]
 		}
 		sp.forward(v, u)
@@ -196,7 +196,7 @@ func TestKSResolved(t *testing.T) {
 	if top/total > 1e-12 {
 		t.Errorf("energy fraction in the top kept modes %.1e, want < 1e-12", top/total)
 	}
-	rms := math.Sqrt(sq / float64(p.Snapshots*p.Grid))
+	rms := math.Sqrt(sq / float64(p.Snapshots*p.Grid[0]))
 	if rms < 1 || rms > 1.7 {
 		t.Errorf("rms %.3f, want the attractor's ~1.3", rms)
 	}

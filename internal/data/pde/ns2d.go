@@ -3,22 +3,10 @@ package pde
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
-// NS2DParams are the settings of the 2D incompressible Navier-Stokes task
-// (paper App. B "2D Navier-Stokes"; configs/ns2d.yaml), as plain values.
-type NS2DParams struct {
-	Grid      [2]int     // points per axis (pde.grid), powers of two
-	Domain    [2]float64 // side lengths (pde.domain); the paper's [0,1]^2
-	Nu        float64    // viscosity (pde.nu): 1e-3
-	Forcing   float64    // forcing amplitude A in f = A (sin 2pi(x+y) + cos 2pi(x+y)) (pde.forcing): 0.1
-	Dt        float64    // solver step (pde.dt); must divide TEnd/(Snapshots-1)
-	TEnd      float64    // time of the last frame (pde.t_end)
-	Snapshots int        // frames saved, the first at t = 0 (data.snapshots): 50
-	Alpha     float64    // initial vorticity GRF N(0, Sigma^2 (-Delta + Tau^2 I)^(-Alpha)) (pde.ic)
-	Tau       float64
-	Sigma     float64
+func init() {
+	Register("ns2d", func(p Params) (Generator, error) { return NewNS2D(p) })
 }
 
 // NS2D generates 2D Navier-Stokes trajectories in vorticity form
@@ -44,29 +32,30 @@ type NS2DParams struct {
 // t = 0..49 (TestNS2DStepAgainstPaperStep), the bound being 1e-3.
 // The saved field is the vorticity on the grid, frames [T, x, y].
 //
+// Its settings (Params; configs/ns2d.yaml): Grid the points per axis,
+// powers of two; Domain the sides (the paper's [0,1]^2); Nu the viscosity
+// (1e-3); Forcing the amplitude A (0.1); Dt the step, dividing
+// TEnd/(Snapshots-1); TEnd the time of the last frame; Snapshots the
+// frames from t = 0 (50); IC the initial vorticity.
+//
 // NS2D is immutable after NewNS2D; Generate may run concurrently.
 type NS2D struct {
-	p      NS2DParams
-	grf    *GRF
-	waves  *waves2D
+	box
 	keep   []bool       // 2/3-rule mask per half-spectrum index
 	cols   int          // columns ky < cols hold every kept mode
 	force  []complex128 // f, masked half spectrum
 	steps  int          // solver steps per frame
-	times  []float64
-	invLap []float64 // 1/|k|^2 (0 at k = 0): psi = w/|k|^2
+	invLap []float64    // 1/|k|^2 (0 at k = 0): psi = w/|k|^2
 	// fixedStep turns off the Courant control (tests of the scheme's
 	// order and of exact solutions need the step they ask for).
 	fixedStep bool
 }
 
 // NewNS2D validates p and precomputes the operators.
-func NewNS2D(p NS2DParams) (*NS2D, error) {
-	if err := checkGrid2D(p.Grid); err != nil {
-		return nil, fmt.Errorf("ns2d: pde.%w", err)
-	}
-	if !(p.Domain[0] > 0) || !(p.Domain[1] > 0) {
-		return nil, fmt.Errorf("ns2d: pde.domain = %v: sides must be positive", p.Domain)
+func NewNS2D(p Params) (*NS2D, error) {
+	b, err := newBox("ns2d", p)
+	if err != nil {
+		return nil, err
 	}
 	if !(p.Nu >= 0) || math.IsInf(p.Nu, 0) {
 		return nil, fmt.Errorf("ns2d: pde.nu = %v: must be non-negative and finite", p.Nu)
@@ -77,24 +66,11 @@ func NewNS2D(p NS2DParams) (*NS2D, error) {
 	if p.Forcing != 0 && (p.Domain[0] != math.Round(p.Domain[0]) || p.Domain[1] != math.Round(p.Domain[1])) {
 		return nil, fmt.Errorf("ns2d: pde.domain = %v: the forcing sin 2pi(x+y) + cos 2pi(x+y) is periodic only on whole-number sides", p.Domain)
 	}
-	if err := checkFrames2D(p.Snapshots, p.TEnd); err != nil {
-		return nil, fmt.Errorf("ns2d: %w", err)
-	}
-	steps, err := stepsPerFrame2D(p.Dt, p.TEnd, p.Snapshots)
-	if err != nil {
-		return nil, fmt.Errorf("ns2d: pde.%w", err)
-	}
-	if !(p.Tau > 0) || !(p.Sigma > 0) || math.IsNaN(p.Alpha) {
-		return nil, fmt.Errorf("ns2d: pde.ic alpha=%v tau=%v sigma=%v: need tau > 0, sigma > 0", p.Alpha, p.Tau, p.Sigma)
+	g := &NS2D{box: b}
+	if g.steps, err = b.steps(); err != nil {
+		return nil, err
 	}
 	nx, ny := p.Grid[0], p.Grid[1]
-	g := &NS2D{
-		p:     p,
-		grf:   NewGRF([]int{nx, ny}, []float64{p.Domain[0], p.Domain[1]}, p.Alpha, p.Tau, p.Sigma),
-		waves: newWaves2D(nx, ny, p.Domain[0], p.Domain[1]),
-		steps: steps,
-		times: frameTimes2D(p.Snapshots, p.TEnd),
-	}
 	my := g.waves.my
 	g.keep = make([]bool, nx*my)
 	g.invLap = make([]float64, nx*my)
@@ -142,63 +118,22 @@ func (g *NS2D) mask(s []complex128) {
 	}
 }
 
-// Datasets implements Generator: the vorticity frames.
-func (g *NS2D) Datasets() []string { return []string{"tensor"} }
-
-// Shapes implements Generator: [snapshots, nx, ny].
-func (g *NS2D) Shapes() [][]int { return [][]int{{g.p.Snapshots, g.p.Grid[0], g.p.Grid[1]}} }
-
 // Attrs implements Generator: the solver settings.
 func (g *NS2D) Attrs() map[string]any {
-	return map[string]any{
-		"equation":  "w_t + u.grad w = nu Lap w + f, f = A(sin 2pi(x+y) + cos 2pi(x+y))",
-		"nu":        g.p.Nu,
-		"forcing":   g.p.Forcing,
-		"dt":        g.p.Dt,
-		"t_end":     g.p.TEnd,
-		"domain":    []float64{g.p.Domain[0], g.p.Domain[1]},
-		"scheme":    "pseudo-spectral, 2/3 de-aliasing, Crank-Nicolson viscous + Heun advection",
-		"ic":        "grf",
-		"ic_alpha":  g.p.Alpha,
-		"ic_tau":    g.p.Tau,
-		"ic_sigma":  g.p.Sigma,
-		"snapshots": g.p.Snapshots,
-	}
-}
-
-// Coords implements Generator: grid points and frame times.
-func (g *NS2D) Coords() map[string][]float32 {
-	t := make([]float32, len(g.times))
-	for k, v := range g.times {
-		t[k] = float32(v)
-	}
-	return map[string][]float32{
-		"x-coordinate": periodicCoords2D(g.p.Grid[0], g.p.Domain[0]),
-		"y-coordinate": periodicCoords2D(g.p.Grid[1], g.p.Domain[1]),
-		"t-coordinate": t,
-	}
+	return g.attrs(map[string]any{
+		"equation": "w_t + u.grad w = nu Lap w + f, f = A(sin 2pi(x+y) + cos 2pi(x+y))",
+		"nu":       g.p.Nu,
+		"forcing":  g.p.Forcing,
+		"dt":       g.p.Dt,
+		"scheme":   "pseudo-spectral, 2/3 de-aliasing, Crank-Nicolson viscous + Heun advection",
+	})
 }
 
 // Generate implements Generator: trajectory i draws its initial vorticity
-// from the GRF with a PCG stream seeded (seed, i).
+// from the GRF with a PCG stream seeded (seed, i); the saved field is the
+// vorticity.
 func (g *NS2D) Generate(seed uint64, i int, dst [][]float32) error {
-	if len(dst) != 1 || len(dst[0]) != g.p.Snapshots*g.p.Grid[0]*g.p.Grid[1] {
-		return fmt.Errorf("ns2d: trajectory %d: dst must be one slice of %d values", i, g.p.Snapshots*g.p.Grid[0]*g.p.Grid[1])
-	}
-	w0 := make([]float64, g.grf.Len())
-	g.grf.Sample(rand.New(rand.NewPCG(seed, uint64(i))), w0)
-	frames := make([][]float64, g.p.Snapshots)
-	n := len(w0)
-	for k := range frames {
-		frames[k] = make([]float64, n)
-	}
-	if err := g.solve(w0, frames); err != nil {
-		return fmt.Errorf("ns2d: trajectory %d: %w", i, err)
-	}
-	for k, f := range frames {
-		copyFloat32(dst[0][k*n:(k+1)*n], f)
-	}
-	return nil
+	return g.generate(seed, i, dst, g.solve)
 }
 
 // nsWork is one trajectory's solver state and buffers.

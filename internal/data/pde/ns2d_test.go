@@ -9,11 +9,11 @@ import (
 
 // ns2DPaper is configs/ns2d.yaml with the solver step proposed for it
 // (dt = 0.02) and a given horizon.
-func ns2DPaper(dt, tEnd float64, snapshots int) NS2DParams {
-	return NS2DParams{
-		Grid: [2]int{64, 64}, Domain: [2]float64{1, 1},
+func ns2DPaper(dt, tEnd float64, snapshots int) Params {
+	return Params{
+		Grid: []int{64, 64}, Domain: []float64{1, 1},
 		Nu: 1e-3, Forcing: 0.1, Dt: dt, TEnd: tEnd, Snapshots: snapshots,
-		Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5),
+		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)},
 	}
 }
 
@@ -29,7 +29,7 @@ func relDiff2D(a, b []float64) float64 {
 
 // nsRun solves from w0 with parameters p and returns the frames; fixed
 // turns the Courant control off.
-func nsRun(t *testing.T, p NS2DParams, w0 []float64, fixed bool) [][]float64 {
+func nsRun(t *testing.T, p Params, w0 []float64, fixed bool) [][]float64 {
 	t.Helper()
 	g, err := NewNS2D(p)
 	if err != nil {
@@ -47,8 +47,8 @@ func nsRun(t *testing.T, p NS2DParams, w0 []float64, fixed bool) [][]float64 {
 }
 
 // nsGRF draws an initial vorticity of p's field, scaled by amp.
-func nsGRF(p NS2DParams, seed uint64, amp float64) []float64 {
-	g := NewGRF([]int{p.Grid[0], p.Grid[1]}, []float64{p.Domain[0], p.Domain[1]}, p.Alpha, p.Tau, p.Sigma)
+func nsGRF(p Params, seed uint64, amp float64) []float64 {
+	g := NewGRF([]int{p.Grid[0], p.Grid[1]}, []float64{p.Domain[0], p.Domain[1]}, p.IC.Alpha, p.IC.Tau, p.IC.Sigma)
 	w := make([]float64, g.Len())
 	g.Sample(rand.New(rand.NewPCG(seed, 0)), w)
 	for i := range w {
@@ -75,8 +75,8 @@ func TestNS2DTaylorGreen(t *testing.T) {
 	var errs []float64
 	dts := []float64{0.1, 0.05, 0.025, 0.0125}
 	for _, dt := range dts {
-		p := NS2DParams{Grid: [2]int{n, n}, Domain: [2]float64{1, 1}, Nu: nu, Dt: dt, TEnd: 1, Snapshots: 2,
-			Alpha: 2.5, Tau: 7, Sigma: 1}
+		p := Params{Grid: []int{n, n}, Domain: []float64{1, 1}, Nu: nu, Dt: dt, TEnd: 1, Snapshots: 2,
+			IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: 1}}
 		got := nsRun(t, p, w0, true)[1]
 		want := make([]float64, len(w0))
 		for i := range want {
@@ -136,8 +136,8 @@ func TestNS2DForcedSteadyState(t *testing.T) {
 // the exact solutions above cannot see.
 func TestNS2DAdvectionTerm(t *testing.T) {
 	const n = 32
-	p := NS2DParams{Grid: [2]int{n, n}, Domain: [2]float64{1, 1}, Nu: 1e-3, Forcing: 0.1, Dt: 0.01, TEnd: 1, Snapshots: 2,
-		Alpha: 2.5, Tau: 7, Sigma: 1}
+	p := Params{Grid: []int{n, n}, Domain: []float64{1, 1}, Nu: 1e-3, Forcing: 0.1, Dt: 0.01, TEnd: 1, Snapshots: 2,
+		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: 1}}
 	g, err := NewNS2D(p)
 	if err != nil {
 		t.Fatal(err)
@@ -197,8 +197,8 @@ func TestNS2DAdvectionTerm(t *testing.T) {
 // converge.
 func TestNS2DInviscidInvariants(t *testing.T) {
 	drift := func(dt float64) (energy, enstrophy float64) {
-		p := NS2DParams{Grid: [2]int{32, 32}, Domain: [2]float64{1, 1}, Nu: 0, Forcing: 0, Dt: dt, TEnd: 2, Snapshots: 3,
-			Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)}
+		p := Params{Grid: []int{32, 32}, Domain: []float64{1, 1}, Nu: 0, Forcing: 0, Dt: dt, TEnd: 2, Snapshots: 3,
+			IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)}}
 		frames := nsRun(t, p, nsGRF(p, 21, 10), true)
 		g, _ := NewNS2D(p)
 		plan := newPlan2D(32, 32)
@@ -233,8 +233,8 @@ func TestNS2DInviscidInvariants(t *testing.T) {
 // forced scheme against a run at a 32 times smaller step, from a random
 // vorticity five times the paper's (strongly nonlinear), on 32 x 32.
 func TestNS2DTemporalOrder(t *testing.T) {
-	base := NS2DParams{Grid: [2]int{32, 32}, Domain: [2]float64{1, 1}, Nu: 1e-3, Forcing: 0.1, TEnd: 2, Snapshots: 3,
-		Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)}
+	base := Params{Grid: []int{32, 32}, Domain: []float64{1, 1}, Nu: 1e-3, Forcing: 0.1, TEnd: 2, Snapshots: 3,
+		IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 1.5)}}
 	w0 := nsGRF(base, 8, 5)
 	run := func(dt float64) []float64 {
 		p := base
@@ -351,12 +351,12 @@ func TestNS2DGenerate(t *testing.T) {
 	if e := relDiff2D(widen2D(a[2*n:]), w0); e < 1e-3 {
 		t.Fatalf("frame 2 equals frame 0 to %.3e: the flow did not evolve", e)
 	}
-	bad := []func(*NS2DParams){
-		func(p *NS2DParams) { p.Dt = 0.03 }, // does not divide the frame interval 1.0
-		func(p *NS2DParams) { p.Domain = [2]float64{1, 0.5} },
-		func(p *NS2DParams) { p.Nu = -1 },
-		func(p *NS2DParams) { p.Grid = [2]int{64, 96} },
-		func(p *NS2DParams) { p.Sigma = 0 },
+	bad := []func(*Params){
+		func(p *Params) { p.Dt = 0.03 }, // does not divide the frame interval 1.0
+		func(p *Params) { p.Domain = []float64{1, 0.5} },
+		func(p *Params) { p.Nu = -1 },
+		func(p *Params) { p.Grid = []int{64, 96} },
+		func(p *Params) { p.IC.Sigma = 0 },
 	}
 	for i, edit := range bad {
 		q := ns2DPaper(0.02, 49, 50)

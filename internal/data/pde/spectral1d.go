@@ -210,9 +210,9 @@ func stepCount1D(what string, span, dt float64) (int, error) {
 	return int(n), nil
 }
 
-// gridPoints1D returns the saved x-coordinates x_j = j L / n (the collocation
+// gridPoints returns the saved coordinates of one axis x_j = j L / n (the collocation
 // points themselves, not cell centres) as float32.
-func gridPoints1D(n int, length float64) []float32 {
+func gridPoints(n int, length float64) []float32 {
 	x := make([]float32, n)
 	for j := range x {
 		x[j] = float32(float64(j) * length / float64(n))
@@ -220,9 +220,9 @@ func gridPoints1D(n int, length float64) []float32 {
 	return x
 }
 
-// snapshotTimes1D returns t_0 + k (t_end / (S-1)), k = 0..S-1 (docs/DECISIONS.md
+// snapshotTimes returns t_0 + k (t_end / (S-1)), k = 0..S-1 (docs/DECISIONS.md
 // D-snapshot-times): frame 0 is the state at t_0, the last at t_0 + t_end.
-func snapshotTimes1D(t0, tEnd float64, s int) []float32 {
+func snapshotTimes(t0, tEnd float64, s int) []float32 {
 	t := make([]float32, s)
 	for k := range t {
 		t[k] = float32(t0 + float64(k)*tEnd/float64(s-1))

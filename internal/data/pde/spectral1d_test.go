@@ -177,13 +177,13 @@ func smallGenerators() []generatorCase {
 	ic := GRFParams{Alpha: 2.5, Tau: 7, Sigma: math.Pow(7, 2.5)}
 	return []generatorCase{
 		{"burgers", func() (Generator, error) {
-			return NewBurgers(BurgersParams{Length: 1, Grid: 32, SolverGrid: 64, Nu: 0.01, Dt: 1e-3, TEnd: 0.1, Snapshots: 6, IC: ic})
+			return NewBurgers(Params{Domain: []float64{1}, Grid: []int{32}, SolverGrid: []int{64}, Nu: 0.01, Dt: 1e-3, TEnd: 0.1, Snapshots: 6, IC: ic})
 		}, 32, 6, 0, 0.02, 1},
 		{"ks", func() (Generator, error) {
-			return NewKS(KSParams{Length: 64, Grid: 64, SolverGrid: 128, Dt: 0.05, TBurn: 1, TEnd: 2, Snapshots: 5, IC: ic})
+			return NewKS(Params{Domain: []float64{64}, Grid: []int{64}, SolverGrid: []int{128}, Dt: 0.05, TBurn: 1, TEnd: 2, Snapshots: 5, IC: ic})
 		}, 64, 5, 1, 0.5, 64},
 		{"kdv", func() (Generator, error) {
-			return NewKdV(KdVParams{Length: 64, Grid: 32, SolverGrid: 64, Dt: 0.01, TEnd: 0.4, Snapshots: 5, IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: 3 * math.Pow(7, 1.5)}})
+			return NewKdV(Params{Domain: []float64{64}, Grid: []int{32}, SolverGrid: []int{64}, Dt: 0.01, TEnd: 0.4, Snapshots: 5, IC: GRFParams{Alpha: 2.5, Tau: 7, Sigma: 3 * math.Pow(7, 1.5)}})
 		}, 32, 5, 0, 0.1, 64},
 	}
 }
@@ -271,23 +271,23 @@ func TestGenerators1D(t *testing.T) {
 // that name the solver and the offending key.
 func TestParams1DErrors(t *testing.T) {
 	ic := GRFParams{Alpha: 2.5, Tau: 7, Sigma: 1}
-	b := BurgersParams{Length: 1, Grid: 32, SolverGrid: 64, Nu: 0.01, Dt: 1e-3, TEnd: 0.1, Snapshots: 6, IC: ic}
-	k := KSParams{Length: 64, Grid: 64, Dt: 0.05, TBurn: 1, TEnd: 2, Snapshots: 5, IC: ic}
-	d := KdVParams{Length: 64, Grid: 32, Dt: 0.01, TEnd: 0.4, Snapshots: 5, IC: ic}
+	b := Params{Domain: []float64{1}, Grid: []int{32}, SolverGrid: []int{64}, Nu: 0.01, Dt: 1e-3, TEnd: 0.1, Snapshots: 6, IC: ic}
+	k := Params{Domain: []float64{64}, Grid: []int{64}, Dt: 0.05, TBurn: 1, TEnd: 2, Snapshots: 5, IC: ic}
+	d := Params{Domain: []float64{64}, Grid: []int{32}, Dt: 0.01, TEnd: 0.4, Snapshots: 5, IC: ic}
 	cases := []struct {
 		name string
 		make func() error
 		want string
 	}{
-		{"burgers solver grid", func() error { p := b; p.SolverGrid = 48; _, err := NewBurgers(p); return err }, "burgers: solver_grid = 48"},
+		{"burgers solver grid", func() error { p := b; p.SolverGrid = []int{48}; _, err := NewBurgers(p); return err }, "burgers: solver_grid = 48"},
 		{"burgers nu", func() error { p := b; p.Nu = 0; _, err := NewBurgers(p); return err }, "burgers: nu = 0"},
 		{"burgers dt", func() error { p := b; p.Dt = 3e-3; _, err := NewBurgers(p); return err }, "burgers: snapshot interval 0.02 is not a whole number of steps dt = 0.003"},
 		{"burgers snapshots", func() error { p := b; p.Snapshots = 1; _, err := NewBurgers(p); return err }, "burgers: snapshots = 1"},
 		{"burgers sigma", func() error { p := b; p.IC.Sigma = -1; _, err := NewBurgers(p); return err }, "burgers: ic.sigma = -1"},
 		{"ks burn", func() error { p := k; p.TBurn = 1.01; _, err := NewKS(p); return err }, "ks: t_burn 1.01 is not a whole number"},
-		{"ks grid", func() error { p := k; p.Grid = 63; _, err := NewKS(p); return err }, "ks: grid = 63"},
+		{"ks grid", func() error { p := k; p.Grid = []int{63}; _, err := NewKS(p); return err }, "ks: grid = 63"},
 		{"ks t_end", func() error { p := k; p.TEnd = math.Inf(1); _, err := NewKS(p); return err }, "ks: t_end = +Inf"},
-		{"kdv length", func() error { p := d; p.Length = 0; _, err := NewKdV(p); return err }, "kdv: domain = 0"},
+		{"kdv length", func() error { p := d; p.Domain = []float64{0}; _, err := NewKdV(p); return err }, "kdv: domain = 0"},
 		{"kdv tau", func() error { p := d; p.IC.Tau = 0; _, err := NewKdV(p); return err }, "kdv: ic.tau = 0"},
 	}
 	for _, tc := range cases {

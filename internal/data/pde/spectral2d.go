@@ -292,16 +292,6 @@ func signedIndex2D(i, n int) int {
 	return i
 }
 
-// periodicCoords2D returns the n grid coordinates j L/n, j = 0..n-1, of a
-// periodic axis (the points the GRF and the spectral solvers use).
-func periodicCoords2D(n int, l float64) []float32 {
-	c := make([]float32, n)
-	for j := range c {
-		c[j] = float32(float64(j) * l / float64(n))
-	}
-	return c
-}
-
 // frameTimes2D returns the times k t_end/(n-1), k = 0..n-1, of n frames
 // from t = 0 (frame 0 is the initial condition) to t_end.
 func frameTimes2D(n int, tEnd float64) []float64 {

@@ -207,7 +207,7 @@ func BenchmarkPlan2D(b *testing.B) {
 // adv2d (c in [-1,1]^2), ac2d (ETDRK4, dt 0.01, t_end 4.9), ns2d (dt 0.02,
 // t_end 49) and darcy (PDEBench's coefficient, 128^2 solve).
 func BenchmarkGenerate2D(b *testing.B) {
-	adv, err := NewAdv2D(adv2DTestParams([2]int{64, 64}))
+	adv, err := NewAdv2D(adv2DTestParams([]int{64, 64}))
 	if err != nil {
 		b.Fatal(err)
 	}
