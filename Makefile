@@ -75,7 +75,7 @@ bench:
 ## kernels: compile kernels/*.cu to PTX in internal/cuda/ptx (committed, embedded)
 kernels: $(PTX)
 
-internal/cuda/ptx/%.ptx: kernels/%.cu
+internal/cuda/ptx/%.ptx: kernels/%.cu kernels/common.cuh
 	@mkdir -p internal/cuda/ptx
 	$(NVCC) $(NVCCFLAGS) -ptx -o $@ $<
 

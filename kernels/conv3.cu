@@ -26,63 +26,19 @@
 //
 // Indices within one call are 32-bit (B C N < 2^31); plane offsets 64-bit.
 
-// C3Shape is the padded geometry of one call.
-struct C3Shape {
-    int n[3]; // points per axis (1 on padded axes)
-    int T[3]; // taps per axis: 3, or 1 on padded axes
-    int s;    // points per plane
-    int taps; // 3^d
-};
-
-__device__ __forceinline__ C3Shape c3_shape(int d, int n0, int n1, int n2) {
-    C3Shape g;
-    g.n[0] = n0, g.n[1] = n1, g.n[2] = n2;
-#pragma unroll
-    for (int a = 0; a < 3; a++) g.T[a] = a >= 3 - d ? 3 : 1;
-    g.s = n0 * n1 * n2;
-    g.taps = g.T[0] * g.T[1] * g.T[2];
-    return g;
-}
-
-// c3_wrap is i mod n for i in [-n, 2n).
-__device__ __forceinline__ int c3_wrap(int i, int n) {
-    return i < 0 ? i + n : (i >= n ? i - n : i);
-}
-
-// c3_point splits a plane index p into its per-axis indices.
-__device__ __forceinline__ void c3_point(const C3Shape &g, int p, int q[3]) {
-    q[2] = p % g.n[2];
-    q[1] = (p / g.n[2]) % g.n[1];
-    q[0] = p / (g.n[2] * g.n[1]);
-}
+#include "common.cuh" // Tap3Shape, tap3_*, wrap_once, bf16_if
 
 // c3_offset is the plane offset of point q shifted by sign * o(t) for the
 // flat tap t, wrapped.
-__device__ __forceinline__ int c3_offset(const C3Shape &g, const int q[3], int t, int sign) {
+__device__ __forceinline__ int c3_offset(const Tap3Shape &g, const int q[3], int t, int sign) {
     const int t0 = t / (g.T[1] * g.T[2]), t1 = (t / g.T[2]) % g.T[1], t2 = t % g.T[2];
-    const int o0 = g.T[0] == 3 ? sign * (t0 - 1) : 0;
-    const int o1 = g.T[1] == 3 ? sign * (t1 - 1) : 0;
-    const int o2 = g.T[2] == 3 ? sign * (t2 - 1) : 0;
-    return (c3_wrap(q[0] + o0, g.n[0]) * g.n[1] + c3_wrap(q[1] + o1, g.n[1])) * g.n[2] + c3_wrap(q[2] + o2, g.n[2]);
+    return tap3_offset(g, q, t0, t1, t2, sign);
 }
 
 // bf16 autocast: with a non-zero last argument bf16, the kernels' products
-// round both operands to bfloat16 (round to nearest, ties to even) and
-// accumulate as before (float, or double in the weight gradients); bias
-// terms and sums of dy alone stay float32. bf16_round is a copy of the
-// one in dense.cu (each .cu is a PTX module of its own); see there.
-__device__ __forceinline__ float bf16_round(float v) {
-    unsigned u = __float_as_uint(v);
-    if ((u & 0x7f800000u) == 0x7f800000u) { // Inf or NaN
-        if (u & 0x007fffffu) u |= 0x00400000u;
-        return __uint_as_float(u & 0xffff0000u);
-    }
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return __uint_as_float(u & 0xffff0000u);
-}
-
-// c3_bf rounds v to bf16 when on is non-zero.
-__device__ __forceinline__ float c3_bf(float v, int on) { return on ? bf16_round(v) : v; }
+// round both operands to bfloat16 (bf16_if, common.cuh) and accumulate as
+// before (float, or double in the weight gradients); bias terms and sums
+// of dy alone stay float32.
 
 extern "C" {
 
@@ -90,17 +46,17 @@ extern "C" {
 // bias may be NULL.
 __global__ void c3_forward(float *y, const float *x, const float *w, const float *bias, int batch, int cin, int cout,
                            int d, int n0, int n1, int n2, int bf16) {
-    const C3Shape g = c3_shape(d, n0, n1, n2);
+    const Tap3Shape g = tap3_shape(d, n0, n1, n2);
     const int total = batch * cout * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
         const int p = e % g.s, o = (e / g.s) % cout, b = e / (g.s * cout);
         int q[3];
-        c3_point(g, p, q);
+        tap3_point(g, p, q);
         float acc = 0.0f;
         for (int i = 0; i < cin; i++) {
             const float *xp = x + ((size_t)b * cin + i) * g.s;
             const float *wi = w + ((size_t)o * cin + i) * g.taps;
-            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(c3_bf(wi[t], bf16), c3_bf(xp[c3_offset(g, q, t, 1)], bf16)));
+            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(bf16_if(wi[t], bf16), bf16_if(xp[c3_offset(g, q, t, 1)], bf16)));
         }
         y[e] = bias ? __fadd_rn(acc, bias[o]) : acc;
     }
@@ -109,17 +65,17 @@ __global__ void c3_forward(float *y, const float *x, const float *w, const float
 // c3_backward_dx: cuda.Elementwise geometry over batch * cin * N values.
 __global__ void c3_backward_dx(float *dx, const float *dy, const float *w, int batch, int cin, int cout, int d, int n0,
                                int n1, int n2, int bf16) {
-    const C3Shape g = c3_shape(d, n0, n1, n2);
+    const Tap3Shape g = tap3_shape(d, n0, n1, n2);
     const int total = batch * cin * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
         const int p = e % g.s, i = (e / g.s) % cin, b = e / (g.s * cin);
         int q[3];
-        c3_point(g, p, q);
+        tap3_point(g, p, q);
         float acc = 0.0f;
         for (int o = 0; o < cout; o++) {
             const float *gp = dy + ((size_t)b * cout + o) * g.s;
             const float *wo = w + ((size_t)o * cin + i) * g.taps;
-            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(c3_bf(wo[t], bf16), c3_bf(gp[c3_offset(g, q, t, -1)], bf16)));
+            for (int t = 0; t < g.taps; t++) acc = __fadd_rn(acc, __fmul_rn(bf16_if(wo[t], bf16), bf16_if(gp[c3_offset(g, q, t, -1)], bf16)));
         }
         dx[e] = __fadd_rn(dx[e], acc);
     }
@@ -136,7 +92,7 @@ __global__ void c3_backward_dx(float *dx, const float *dy, const float *w, int b
 __global__ void c3_backward_dw(float *dw, float *dbias, const float *dy, const float *x, int batch, int cin, int cout,
                                int d, int n0, int n1, int n2, int bf16) {
     __shared__ double red[256];
-    const C3Shape g = c3_shape(d, n0, n1, n2);
+    const Tap3Shape g = tap3_shape(d, n0, n1, n2);
     const int K = cin * g.taps;
     const int r = blockIdx.y * gridDim.x + blockIdx.x;
     if (r >= cout * (K + 1)) return;
@@ -153,8 +109,8 @@ __global__ void c3_backward_dw(float *dw, float *dbias, const float *dy, const f
                 acc += (double)gp[p];
             } else {
                 int q[3];
-                c3_point(g, p, q);
-                acc += (double)c3_bf(gp[p], bf16) * (double)c3_bf(xp[c3_offset(g, q, t, 1)], bf16);
+                tap3_point(g, p, q);
+                acc += (double)bf16_if(gp[p], bf16) * (double)bf16_if(xp[c3_offset(g, q, t, 1)], bf16);
             }
         }
     }

@@ -37,6 +37,8 @@
 // Indices within one sample, and the folded K = B * points of the
 // gradient reductions, are 32-bit (below 2^31); sample offsets are 64-bit.
 
+#include "common.cuh" // bf16_round
+
 #define GT 64        // C tile: GT x GT outputs per block
 #define GK 16        // K depth of one shared-memory stage
 #define GTHREADS 256 // threads per block: 16 x 16, each 4 x 4 outputs
@@ -54,22 +56,8 @@ typedef float Tile[GK][GT + 1];
 // tensor-core bf16 GEMM does (bf16 inputs, fp32 accumulate). Outputs,
 // bias and the split-K and bias reductions stay float32.
 //
-// bf16_round is written with integer operations only, so the emulator
-// runs exactly this code (no cuda_bf16.h). The same function is copied
-// into conv3.cu and depthwise.cu (each .cu is a PTX module of its own).
-// NaN stays NaN (quiet bit set, so a payload in the low 16 bits does not
-// turn it into Inf), Inf stays Inf, a finite value that rounds beyond the
-// largest bf16 becomes Inf (as __float2bfloat16_rn does), and subnormals
-// round on the same bits (no flush to zero).
-__device__ __forceinline__ float bf16_round(float v) {
-    unsigned u = __float_as_uint(v);
-    if ((u & 0x7f800000u) == 0x7f800000u) { // Inf or NaN
-        if (u & 0x007fffffu) u |= 0x00400000u;
-        return __uint_as_float(u & 0xffff0000u);
-    }
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return __uint_as_float(u & 0xffff0000u);
-}
+// bf16_round (common.cuh) is the rounding: integer operations only, so
+// the emulator runs exactly this code.
 
 // bf16_round_test: y[i] = bf16_round(x[i]), for the unit test of the
 // rounding (cuda.Backend.BF16Round). cuda.Elementwise geometry.

@@ -28,62 +28,12 @@
 // Indices within one sample's planes are 32-bit (the grid-stride loops
 // run over B C N < 2^31 values); plane offsets are 64-bit.
 
-// DwShape is the padded geometry of one call.
-struct DwShape {
-    int n[3]; // points per axis (1 on padded axes)
-    int T[3]; // taps per axis: 3, or 1 on padded axes
-    int s;    // points per plane
-    int taps; // 3^d
-};
-
-__device__ __forceinline__ DwShape dw_shape(int d, int n0, int n1, int n2) {
-    DwShape g;
-    g.n[0] = n0, g.n[1] = n1, g.n[2] = n2;
-#pragma unroll
-    for (int a = 0; a < 3; a++) g.T[a] = a >= 3 - d ? 3 : 1;
-    g.s = n0 * n1 * n2;
-    g.taps = g.T[0] * g.T[1] * g.T[2];
-    return g;
-}
-
-// dw_wrap is i mod n for i in [-n, 2n).
-__device__ __forceinline__ int dw_wrap(int i, int n) {
-    return i < 0 ? i + n : (i >= n ? i - n : i);
-}
-
-// dw_point splits a plane index p into its per-axis indices.
-__device__ __forceinline__ void dw_point(const DwShape &g, int p, int q[3]) {
-    q[2] = p % g.n[2];
-    q[1] = (p / g.n[2]) % g.n[1];
-    q[0] = p / (g.n[2] * g.n[1]);
-}
-
-// dw_tap_offset is the plane offset of point q shifted by sign * o(t)
-// for tap (t0, t1, t2), wrapped; the offset of a padded axis is 0.
-__device__ __forceinline__ int dw_tap_offset(const DwShape &g, const int q[3], int t0, int t1, int t2, int sign) {
-    const int o0 = g.T[0] == 3 ? sign * (t0 - 1) : 0;
-    const int o1 = g.T[1] == 3 ? sign * (t1 - 1) : 0;
-    const int o2 = g.T[2] == 3 ? sign * (t2 - 1) : 0;
-    return (dw_wrap(q[0] + o0, g.n[0]) * g.n[1] + dw_wrap(q[1] + o1, g.n[1])) * g.n[2] + dw_wrap(q[2] + o2, g.n[2]);
-}
+#include "common.cuh" // Tap3Shape, tap3_*, bf16_if
 
 // bf16 autocast: with a non-zero last argument bf16, the kernels' products
-// round both operands to bfloat16 (round to nearest, ties to even) and
-// accumulate as before (float, or double in the weight gradients); bias
-// terms and sums of dy alone stay float32. bf16_round is a copy of the
-// one in dense.cu (each .cu is a PTX module of its own); see there.
-__device__ __forceinline__ float bf16_round(float v) {
-    unsigned u = __float_as_uint(v);
-    if ((u & 0x7f800000u) == 0x7f800000u) { // Inf or NaN
-        if (u & 0x007fffffu) u |= 0x00400000u;
-        return __uint_as_float(u & 0xffff0000u);
-    }
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return __uint_as_float(u & 0xffff0000u);
-}
-
-// dw_bf rounds v to bf16 when on is non-zero.
-__device__ __forceinline__ float dw_bf(float v, int on) { return on ? bf16_round(v) : v; }
+// round both operands to bfloat16 (bf16_if, common.cuh) and accumulate as
+// before (float, or double in the weight gradients); bias terms and sums
+// of dy alone stay float32.
 
 extern "C" {
 
@@ -92,20 +42,20 @@ extern "C" {
 // cuda.Elementwise geometry over planes * N values.
 __global__ void dw_forward(float *y, const float *x, const float *w, const float *bias, int planes, int c, int d,
                            int n0, int n1, int n2, int bf16) {
-    const DwShape g = dw_shape(d, n0, n1, n2);
+    const Tap3Shape g = tap3_shape(d, n0, n1, n2);
     const int total = planes * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
         const int pl = e / g.s, p = e - pl * g.s, ch = pl % c;
         const float *xp = x + (size_t)pl * g.s;
         const float *wc = w + (size_t)ch * g.taps;
         int q[3];
-        dw_point(g, p, q);
+        tap3_point(g, p, q);
         float acc = bias ? bias[ch] : 0.0f;
         int t = 0;
         for (int t0 = 0; t0 < g.T[0]; t0++)
             for (int t1 = 0; t1 < g.T[1]; t1++)
                 for (int t2 = 0; t2 < g.T[2]; t2++, t++)
-                    acc = __fadd_rn(acc, __fmul_rn(dw_bf(wc[t], bf16), dw_bf(xp[dw_tap_offset(g, q, t0, t1, t2, 1)], bf16)));
+                    acc = __fadd_rn(acc, __fmul_rn(bf16_if(wc[t], bf16), bf16_if(xp[tap3_offset(g, q, t0, t1, t2, 1)], bf16)));
         y[e] = acc;
     }
 }
@@ -114,20 +64,20 @@ __global__ void dw_forward(float *y, const float *x, const float *w, const float
 // order. cuda.Elementwise geometry over planes * N values.
 __global__ void dw_backward_dx(float *dx, const float *dy, const float *w, int planes, int c, int d, int n0, int n1,
                                int n2, int bf16) {
-    const DwShape g = dw_shape(d, n0, n1, n2);
+    const Tap3Shape g = tap3_shape(d, n0, n1, n2);
     const int total = planes * g.s;
     for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
         const int pl = e / g.s, p = e - pl * g.s, ch = pl % c;
         const float *gp = dy + (size_t)pl * g.s;
         const float *wc = w + (size_t)ch * g.taps;
         int q[3];
-        dw_point(g, p, q);
+        tap3_point(g, p, q);
         float acc = dx[e];
         int t = 0;
         for (int t0 = 0; t0 < g.T[0]; t0++)
             for (int t1 = 0; t1 < g.T[1]; t1++)
                 for (int t2 = 0; t2 < g.T[2]; t2++, t++)
-                    acc = __fadd_rn(acc, __fmul_rn(dw_bf(wc[t], bf16), dw_bf(gp[dw_tap_offset(g, q, t0, t1, t2, -1)], bf16)));
+                    acc = __fadd_rn(acc, __fmul_rn(bf16_if(wc[t], bf16), bf16_if(gp[tap3_offset(g, q, t0, t1, t2, -1)], bf16)));
         dx[e] = acc;
     }
 }
@@ -143,7 +93,7 @@ __global__ void dw_backward_dx(float *dx, const float *dy, const float *w, int p
 __global__ void dw_backward_dw(float *dw, float *dbias, const float *dy, const float *x, int batch, int c, int d,
                                int n0, int n1, int n2, int bf16) {
     __shared__ double red[256];
-    const DwShape g = dw_shape(d, n0, n1, n2);
+    const Tap3Shape g = tap3_shape(d, n0, n1, n2);
     const int r = blockIdx.y * gridDim.x + blockIdx.x;
     if (r >= c * (g.taps + 1)) return;
     const int ch = r / (g.taps + 1), t = r - ch * (g.taps + 1);
@@ -162,8 +112,8 @@ __global__ void dw_backward_dw(float *dw, float *dbias, const float *dy, const f
                 acc += (double)gp[p];
             } else {
                 int q[3];
-                dw_point(g, p, q);
-                acc += (double)dw_bf(gp[p], bf16) * (double)dw_bf(xp[dw_tap_offset(g, q, t0, t1, t2, 1)], bf16);
+                tap3_point(g, p, q);
+                acc += (double)bf16_if(gp[p], bf16) * (double)bf16_if(xp[tap3_offset(g, q, t0, t1, t2, 1)], bf16);
             }
         }
     }

@@ -38,6 +38,8 @@
 // thread, double across the block); gauss_dlogsigma sums a group's
 // partials in a fixed order (deterministic, no atomics).
 
+#include "common.cuh" // wrap_mod
+
 extern "C" {
 
 // gauss_taps fills, for each of the `pairs` (scale, group) pairs p, rad[p]
@@ -121,18 +123,12 @@ __device__ GaussBlock gauss_block(const float *taps, const int *rad, int n, int 
     return g;
 }
 
-// gauss_wrap is i mod n in [0, n).
-__device__ __forceinline__ int gauss_wrap(int i, int n) {
-    i %= n;
-    return i < 0 ? i + n : i;
-}
-
 // gauss_stage copies rows [n0-r, n0+tn+r) of column g.j of src (one outer
 // index) into tile rows [rmax-r, tn+rmax+r) (tile row t = axis point
 // n0-rmax+t mod n; row stride blockDim.x). Columns past inner read 0.
 __device__ void gauss_stage(float *tile, const float *src, const GaussBlock &g, int n, int inner, int tn, int rmax) {
     for (int t = rmax - g.r + threadIdx.y; t < tn + rmax + g.r; t += blockDim.y) {
-        int i = gauss_wrap(g.n0 - rmax + t, n);
+        int i = wrap_mod(g.n0 - rmax + t, n);
         tile[t * blockDim.x + threadIdx.x] = g.j < inner ? src[g.base + (size_t)i * inner + g.j] : 0.f;
     }
 }

@@ -268,7 +268,10 @@
 // Conv3's and DepthwiseConv's weight-gradient sums (as their fp32 kernels
 // do). The rounding is in the kernels themselves: `bf16_round`, integer bit
 // operations on the float's bits (no cuda_bf16.h), so the emulator runs the
-// very code nvcc compiles; the GEMM core (kernels/dense.cu,
+// very code nvcc compiles; it is written once, in kernels/common.cuh, the
+// header of the device helpers several kernel files share (with the
+// periodic wrap and the kernel-3 tap geometry), which each file includes
+// into its own PTX module; the GEMM core (kernels/dense.cu,
 // `gemm_mainloop`) rounds each 16 x 64 stage of both operands in shared
 // memory after it is loaded, behind a second barrier; the direct loops
 // round each operand as they read it. The setting is a last `int bf16`
