@@ -1,0 +1,125 @@
+// Package layout reads what a foreign PDE data file holds (issue 36, "any
+// PDE a user brings"): which of the supported layouts it is in, its
+// spatial dimension, grid, domain and boundary kind per axis, its
+// channels with their names and where each lives, its trajectories,
+// frames and time step. It reads metadata only (shapes, attributes,
+// coordinate vectors), never the fields, so a file of any size is
+// described in about the time it takes to open it.
+//
+// A Description is what `uhno datagen --from FILE` records and what a task
+// made from the file is built on; reading the fields by streaming
+// hyperslabs is the data package's job.
+//
+// Layouts:
+//
+//   - The Well (PolymathicAI's one HDF5 layout for its sixteen 2D and 3D
+//     datasets, the_well/docs/data_format.md): fields in groups t0_fields
+//     (scalars), t1_fields (vectors: a trailing axis of n_spatial_dims
+//     components) and t2_fields (tensors: two such axes), coordinates and
+//     time in dimensions, the boundary kind per axis in
+//     boundary_conditions, and the root attributes n_spatial_dims,
+//     n_trajectories, dataset_name and grid_type. See well.go.
+//
+// Every refusal is one line naming the file, the dataset or attribute at
+// fault and what was expected.
+package layout
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Layout names a supported file layout.
+type Layout string
+
+// The supported layouts.
+const (
+	TheWell Layout = "the-well"
+)
+
+// Boundary kinds per axis.
+const (
+	Periodic = "periodic"
+	Wall     = "wall"
+	Open     = "open"
+)
+
+// Channel is one scalar channel of the data: a field's dataset and, for a
+// vector or tensor field, the component it takes from the dataset's
+// trailing axes.
+type Channel struct {
+	// Name is the channel's name in every output: the field's name, with
+	// the component's axis names for a vector (velocity_x) or a tensor
+	// (stress_xy).
+	Name string `json:"name"`
+	// Dataset is the dataset's path in the file.
+	Dataset string `json:"dataset"`
+	// Component indexes the dataset's trailing component axes (none for
+	// a scalar field).
+	Component []int `json:"component,omitempty"`
+}
+
+// Constant is an input the model receives beside the fields that does not
+// change over time: a field without a time axis (a coefficient such as
+// Darcy's a), or a scalar (one value per trajectory, or for all).
+type Constant struct {
+	Channel
+	// PerTrajectory is true when the value differs between trajectories.
+	PerTrajectory bool `json:"per_trajectory"`
+	// Scalar is true for a single number (broadcast over the grid), false
+	// for a field on the grid.
+	Scalar bool `json:"scalar"`
+}
+
+// Description is what a data file holds, as a task made from it needs it.
+type Description struct {
+	Layout Layout `json:"layout"`
+	// File is the file described, as given.
+	File string `json:"file"`
+	// Name is the dataset's own name (The Well's dataset_name).
+	Name string `json:"name"`
+	// Dim is the number of spatial axes (1 to 3); Axes name them.
+	Dim  int      `json:"dim"`
+	Axes []string `json:"axes"`
+	// Grid is the number of points per axis, Domain the length of each
+	// axis (the point spacing times the points on a periodic axis, the
+	// distance from the first point to the last otherwise), Boundary the
+	// kind per axis (Periodic, Wall or Open).
+	Grid     []int     `json:"grid"`
+	Domain   []float64 `json:"domain"`
+	Boundary []string  `json:"boundary"`
+	// Channels are the time-dependent fields, one scalar channel each, in
+	// the file's order (scalars, then vectors, then tensors).
+	Channels []Channel `json:"channels"`
+	// Constants are the time-independent inputs.
+	Constants []Constant `json:"constants,omitempty"`
+	// Trajectories and Frames count the samples and the time points of
+	// each; Dt is the (uniform) time between frames.
+	Trajectories int     `json:"trajectories"`
+	Frames       int     `json:"frames"`
+	Dt           float64 `json:"dt"`
+}
+
+// ChannelNames returns the channels' names in order.
+func (d *Description) ChannelNames() []string {
+	out := make([]string, len(d.Channels))
+	for i, c := range d.Channels {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Periodic reports whether every axis is periodic.
+func (d *Description) Periodic() bool {
+	for _, b := range d.Boundary {
+		if b != Periodic {
+			return false
+		}
+	}
+	return true
+}
+
+// errorf is a refusal of file: one line, the file first.
+func errorf(file, format string, a ...any) error {
+	return fmt.Errorf("layout: %s: %s", file, strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " "))
+}
