@@ -19,6 +19,11 @@
 //     time in dimensions, the boundary kind per axis in
 //     boundary_conditions, and the root attributes n_spatial_dims,
 //     n_trajectories, dataset_name and grid_type. See well.go.
+//   - PDEBench's three layouts of time-dependent data: the root "tensor"
+//     (1D advection, Burgers, reaction-diffusion), the CFD fields
+//     (density, pressure, Vx, Vy, Vz; 1D to 3D) and the per-sample groups
+//     ("0000/data" with "grid/x", "grid/t": 2D diffusion-reaction, shallow
+//     water). See pdebench.go.
 //
 // Every refusal is one line naming the file, the dataset or attribute at
 // fault and what was expected.
@@ -26,6 +31,7 @@ package layout
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -98,6 +104,9 @@ type Description struct {
 	Trajectories int     `json:"trajectories"`
 	Frames       int     `json:"frames"`
 	Dt           float64 `json:"dt"`
+	// Groups are the trajectories' groups in PDEBench's per-sample layout,
+	// in order; each channel's Dataset is then relative to its group.
+	Groups []string `json:"groups,omitempty"`
 }
 
 // ChannelNames returns the channels' names in order.
@@ -117,6 +126,11 @@ func (d *Description) Periodic() bool {
 		}
 	}
 	return true
+}
+
+// baseName is file's name without directory and extension.
+func baseName(file string) string {
+	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 }
 
 // errorf is a refusal of file: one line, the file first.

@@ -3,7 +3,6 @@ package layout
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -116,7 +115,7 @@ func (r *wellReader) root() error {
 	if r.d.Trajectories, err = r.intAttr("/", "n_trajectories", 1); err != nil {
 		return err
 	}
-	r.d.Name = strings.TrimSuffix(filepath.Base(r.file), filepath.Ext(r.file))
+	r.d.Name = baseName(r.file)
 	if v, ok, _ := r.f.AttrOf("/", "dataset_name"); ok {
 		if s, isStr := v.(string); isStr && s != "" {
 			r.d.Name = s
@@ -398,15 +397,30 @@ func (r *wellReader) scalars() error {
 	return nil
 }
 
-// Describe opens path and describes it in the first layout it matches.
+// Describe opens path and describes it in the first layout it matches:
+// The Well's, PDEBench's CFD fields, PDEBench's tensor, PDEBench's
+// per-sample groups.
 func Describe(path string) (Description, error) {
 	f, err := h5.Open(path)
 	if err != nil {
 		return Description{}, fmt.Errorf("layout: %w", err)
 	}
 	defer f.Close()
-	if isWell(f) {
+	switch {
+	case isWell(f):
 		return describeWell(f, path)
+	case f.Kind("density") == h5.KindDataset:
+		return describeCFD(f, path)
+	case f.Kind("tensor") == h5.KindDataset:
+		return describeTensor(f, path)
 	}
-	return Description{}, errorf(path, "none of the supported layouts: The Well's (n_spatial_dims, dimensions/, t0_fields/ t1_fields/ t2_fields/) was not found")
+	groups, err := sampleGroups(f)
+	if err != nil {
+		return Description{}, errorf(path, "%v", err)
+	}
+	if len(groups) > 0 {
+		return describeGroups(f, path, groups)
+	}
+	return Description{}, errorf(path, "none of the supported layouts: The Well's (n_spatial_dims, dimensions/, t0_fields/ ...), "+
+		"PDEBench's tensor, CFD fields (density, pressure, Vx ...) or per-sample groups (0000/data)")
 }
