@@ -24,6 +24,10 @@
 //     (density, pressure, Vx, Vy, Vz; 1D to 3D) and the per-sample groups
 //     ("0000/data" with "grid/x", "grid/t": 2D diffusion-reaction, shallow
 //     water). See pdebench.go.
+//   - A plain array [trajectories, frames, x (, y, z), channels] in a .npy
+//     file or as the one dataset of an HDF5 file, its lengths, time step,
+//     boundaries and channel names given by Hints or the dataset's
+//     attributes. See array.go.
 //
 // Every refusal is one line naming the file, the dataset or attribute at
 // fault and what was expected.
@@ -107,6 +111,10 @@ type Description struct {
 	// Groups are the trajectories' groups in PDEBench's per-sample layout,
 	// in order; each channel's Dataset is then relative to its group.
 	Groups []string `json:"groups,omitempty"`
+	// Assumed lists what neither the file nor the user said and was
+	// taken by default (the plain-array layouts: lengths, dt, boundaries,
+	// channel names).
+	Assumed []string `json:"assumed,omitempty"`
 }
 
 // ChannelNames returns the channels' names in order.

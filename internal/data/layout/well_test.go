@@ -179,7 +179,8 @@ func TestDescribeWellRefuses(t *testing.T) {
 			return ns
 		}), "no field varies in time"},
 		{"fractional trajectories", set("", "n_trajectories", 2.5), "n_trajectories"},
-		{"none of the layouts", []h5test.Node{{Path: "u", Dims: []int{2, 3}, Data: make([]float32, 6)}}, "none of the supported layouts"},
+		{"none of the layouts", []h5test.Node{{Path: "u", Dims: []int{2, 3}, Data: make([]float32, 6)},
+			{Path: "v", Dims: []int{2}, Data: make([]float32, 2)}}, "none of the supported layouts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeWell(t, tc.nodes)
