@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/data/layout"
 	"uhno/internal/datagen"
 )
 
@@ -24,6 +25,10 @@ type datagenOptions struct {
 	Workers  int
 	Quiet    bool
 	PDEBench string
+	// From is a user's data file to describe (--from), with the hints a
+	// plain array needs.
+	From  string
+	Hints layout.Hints
 }
 
 // newDatagenCmd returns the `uhno datagen` command; runF replaces
@@ -31,7 +36,7 @@ type datagenOptions struct {
 func newDatagenCmd(out, errOut io.Writer, runF func(context.Context, *datagenOptions) error) *cobra.Command {
 	opts := &datagenOptions{Out: out, Err: errOut}
 	cmd := &cobra.Command{
-		Use:   "datagen --task NAME [--out DIR] [--train N --test N] [--seed S] [--pdebench FILE]",
+		Use:   "datagen --task NAME [--out DIR] [--train N --test N] [--seed S] [--pdebench FILE] | --from FILE --out DIR",
 		Short: "Generate a task's dataset (or index a PDEBench file)",
 		Long: `Generate the trajectories of a task with uhno's own solvers (paper App. B)
 and write them to one HDF5 file in the PDEBench layout. The file goes to
@@ -44,10 +49,26 @@ half-written file is ever left under the final name.
 darcy and cfd3d can train on PDEBench's files instead: --pdebench FILE
 checks the file's layout and records it for training (nothing is copied).
 cfd3d has no built-in solver and needs the file (PDEBench, DaRUS
-doi:10.18419/darus-2986).`,
+doi:10.18419/darus-2986).
+
+--from FILE --out DIR describes a data file of any PDE (issue 36) and
+writes the task it makes into DIR/task.json: The Well's layout, PDEBench's
+tensor, CFD and per-sample-group layouts, or a plain array [trajectories,
+frames, x (, y, z), channels] in a .npy file or as an HDF5 file's one
+dataset. Only the file's metadata is read (it is never copied). The task
+takes its model and training settings from the built-in task of the
+file's dimension (burgers, ns2d, cfd3d; --task BASE for another), the last
+tenth of the trajectories for testing (--test N). A plain array's lengths,
+time step, boundaries and channel names come from --domain, --dt,
+--boundary, --channels or the dataset's attributes; what neither gives is
+printed as assumed. A file the task cannot use is refused in one line and
+nothing is written. Training on such a task (uhno train --data DIR) is
+the next step of issue 36 and not built yet.`,
 		Example: `  uhno datagen --task burgers
   uhno datagen --task ns2d --train 80 --test 20 --out ./data
-  uhno datagen --task darcy --pdebench 2D_DarcyFlow_beta1.0_Train.hdf5`,
+  uhno datagen --task darcy --pdebench 2D_DarcyFlow_beta1.0_Train.hdf5
+  uhno datagen --from shear_flow_00.hdf5 --out tasks/shear
+  uhno datagen --from run.npy --out tasks/mine --dt 0.01 --domain 6.283,6.283 --channels u,v`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.SeedSet = cmd.Flags().Changed("seed")
@@ -68,6 +89,11 @@ doi:10.18419/darus-2986).`,
 	f.IntVar(&opts.Workers, "workers", 0, "trajectories solved at once (default: all cores)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bar")
 	f.StringVar(&opts.PDEBench, "pdebench", "", "index this PDEBench HDF5 file instead of generating (darcy, cfd3d)")
+	f.StringVar(&opts.From, "from", "", "describe this data file (The Well, PDEBench, .npy or one HDF5 array) as a task in --out DIR")
+	f.Float64SliceVar(&opts.Hints.Domain, "domain", nil, "--from a plain array: length of each axis")
+	f.Float64Var(&opts.Hints.Dt, "dt", 0, "--from a plain array: time between frames")
+	f.StringSliceVar(&opts.Hints.Boundary, "boundary", nil, "--from a plain array: periodic, wall or open per axis")
+	f.StringSliceVar(&opts.Hints.Channels, "channels", nil, "--from a plain array: channel names")
 	return cmd
 }
 
@@ -79,6 +105,9 @@ func datagenRun(ctx context.Context, opts *datagenOptions) error {
 	load := opts.Load
 	if opts.SeedSet {
 		load.Sets = append(append([]string(nil), load.Sets...), fmt.Sprintf("data.seed=%d", opts.Seed))
+	}
+	if opts.From != "" {
+		return datagenFrom(opts)
 	}
 	cfg, err := loadConfig(load)
 	if err != nil {
@@ -106,5 +135,40 @@ func datagenRun(ctx context.Context, opts *datagenOptions) error {
 		return nil
 	}
 	fmt.Fprintf(opts.Out, "%s: %d trajectories (%d generated) in %s\n", res.Path, res.Trajectories, res.Generated, res.Elapsed.Round(1e7))
+	return nil
+}
+
+// datagenFrom describes opts.From as a task in opts.Dir.
+func datagenFrom(opts *datagenOptions) error {
+	if opts.PDEBench != "" || opts.Train != 0 || opts.SeedSet {
+		return fmt.Errorf("datagen: --from describes a file; --pdebench, --train and --seed are for a built-in task")
+	}
+	tf, path, err := datagen.DescribeFile(datagen.FromOptions{File: opts.From, Dir: opts.Dir, Base: opts.Load.Task, Test: opts.Test, Hints: opts.Hints,
+		Configure: func(task string) (config.Config, error) {
+			req := opts.Load
+			req.Task = task
+			return loadConfig(req)
+		}})
+	if err != nil {
+		return err
+	}
+	d := tf.Description
+	axes := make([]string, len(d.Axes))
+	for i, a := range d.Axes {
+		axes[i] = fmt.Sprintf("%s %d (%s, length %g)", a, d.Grid[i], d.Boundary[i], d.Domain[i])
+	}
+	fmt.Fprintf(opts.Out, "%s: %s layout, %dD: %s; %d trajectories of %d frames, dt %g\n", d.File, d.Layout, d.Dim, strings.Join(axes, ", "), d.Trajectories, d.Frames, d.Dt)
+	fmt.Fprintf(opts.Out, "channels: %s\n", strings.Join(d.ChannelNames(), ", "))
+	if len(d.Constants) > 0 {
+		var cs []string
+		for _, c := range d.Constants {
+			cs = append(cs, c.Name)
+		}
+		fmt.Fprintf(opts.Out, "constant inputs: %s\n", strings.Join(cs, ", "))
+	}
+	for _, a := range d.Assumed {
+		fmt.Fprintf(opts.Out, "assumed: %s\n", a)
+	}
+	fmt.Fprintf(opts.Out, "task: %s's settings (%d frames in), %d trajectories to train, %d to test; written to %s\n", tf.Base, tf.History, tf.Train, tf.Test, path)
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"uhno/internal/data/npy"
 )
 
 // TestDatagen runs `uhno datagen` end to end on a small KS set and checks
@@ -50,5 +52,33 @@ func TestDatagen(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, b.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: code %d, stderr %q, want one line containing %q", b.args, code, errOut, b.want)
 		}
+	}
+}
+
+// TestDatagenFrom: `uhno datagen --from FILE --out DIR` on a plain .npy
+// array with hints prints the task and writes DIR/task.json; a mismatched
+// --task is refused in one line and writes nothing.
+func TestDatagenFrom(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.npy")
+	if err := npy.Write(file, []int{10, 12, 16, 16, 1}, make([]float32, 10*12*16*16)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "task")
+	code, stdout, errOut := execute(t, "datagen", "--from", file, "--out", out, "--dt", "0.5", "--domain", "2,2", "--boundary", "periodic,wall", "--channels", "w")
+	if code != 0 || !strings.Contains(stdout, "y 16 (wall, length 2)") || !strings.Contains(stdout, "channels: w") ||
+		!strings.Contains(stdout, "ns2d's settings (10 frames in), 9 trajectories to train, 1 to test") || strings.Contains(stdout, "assumed") {
+		t.Fatalf("code %d, out %q, err %q", code, stdout, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(out, "task.json")); err != nil {
+		t.Fatal(err)
+	}
+	out2 := filepath.Join(dir, "task2")
+	code, _, errOut = execute(t, "datagen", "--from", file, "--out", out2, "--task", "kdv")
+	if code == 0 || !strings.Contains(errOut, "--task kdv is 1D") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Fatalf("--task kdv: code %d, err %q", code, errOut)
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Fatalf("%s written on a refusal", out2)
 	}
 }
