@@ -112,6 +112,9 @@ type Dataset struct {
 	grid   []int // spatial grid after the stride
 	stride int
 	names  map[string]string // field -> the file's dataset holding it
+	// desc is set for a Dataset opened from a layout.Description
+	// (OpenDescribed); file is nil then for a .npy array.
+	desc *described
 
 	mu      sync.Mutex
 	scratch []float32
@@ -251,7 +254,12 @@ func open(f *h5.File, opt Options) (*Dataset, error) {
 }
 
 // Close closes the file.
-func (d *Dataset) Close() error { return d.file.Close() }
+func (d *Dataset) Close() error {
+	if d.file == nil {
+		return nil
+	}
+	return d.file.Close()
+}
 
 // Path returns the file's path.
 func (d *Dataset) Path() string { return d.path }
@@ -288,12 +296,20 @@ func (d *Dataset) Points() int {
 }
 
 // Attr returns a root attribute of the file (h5.File.Attr).
-func (d *Dataset) Attr(name string) (any, error) { return d.file.Attr(name) }
+func (d *Dataset) Attr(name string) (any, error) {
+	if d.file == nil {
+		return nil, fmt.Errorf("data: %s: a .npy array has no attributes", d.path)
+	}
+	return d.file.Attr(name)
+}
 
 // Coordinate returns coordinate dataset name ("x-coordinate", ...). A
 // spatial coordinate the length of its stored axis is subsampled with the
 // stride like the data.
 func (d *Dataset) Coordinate(name string) ([]float32, error) {
+	if d.file == nil {
+		return nil, fmt.Errorf("data: %s: a .npy array has no coordinate %q", d.path, name)
+	}
 	c, dims, err := d.file.ReadAll(name)
 	if err != nil {
 		return nil, err
@@ -359,6 +375,9 @@ func (d *Dataset) ReadFrames(dst []float32, i, t0, nt int, fields []string) erro
 
 // readField reads one field's frames as [nt, grid...].
 func (d *Dataset) readField(dst []float32, name string, i, t0, nt int) error {
+	if d.desc != nil {
+		return d.readDescribed(dst, name, i, t0, nt)
+	}
 	rank := len(d.stored)
 	var offset, count, stride []int
 	if d.timed[name] {

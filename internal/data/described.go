@@ -1,0 +1,136 @@
+package data
+
+import (
+	"fmt"
+	"slices"
+
+	"uhno/internal/data/h5"
+	"uhno/internal/data/layout"
+	"uhno/internal/data/npy"
+)
+
+// described is how a Dataset opened from a layout.Description (a user's
+// file in The Well's, PDEBench's or a plain-array layout: issue 36) finds
+// a channel: the description's channels by name, and for a .npy file its
+// header (the file is read in place, without HDF5).
+type described struct {
+	desc  layout.Description
+	chans map[string]layout.Channel
+	npy   *npy.Header
+}
+
+// OpenDescribed opens the file desc describes as a Dataset whose fields
+// are desc's channels (in order), every one with a time axis. Reads are
+// hyperslabs of one trajectory and channel, as for the built-in layouts;
+// a .npy array is read a trajectory's frames at a time. opt.Stride
+// subsamples the grid as for Open; opt.Frames and opt.Grid are checked.
+func OpenDescribed(desc layout.Description, opt Options) (*Dataset, error) {
+	d := &Dataset{path: desc.File, fields: desc.ChannelNames(), timed: map[string]bool{}, names: map[string]string{},
+		n: desc.Trajectories, frames: desc.Frames, stored: slices.Clone(desc.Grid),
+		desc: &described{desc: desc, chans: map[string]layout.Channel{}}}
+	for _, c := range desc.Channels {
+		if _, dup := d.desc.chans[c.Name]; dup {
+			return nil, fmt.Errorf("data: %s: two channels called %q", desc.File, c.Name)
+		}
+		d.desc.chans[c.Name] = c
+		d.timed[c.Name] = true
+		d.names[c.Name] = c.Dataset
+	}
+	if len(d.fields) == 0 || d.n < 1 || d.frames < 1 || len(d.stored) == 0 || slices.Contains(d.stored, 0) {
+		return nil, fmt.Errorf("data: %s: the description has no channel, trajectory, frame or grid point", desc.File)
+	}
+	if desc.Layout == layout.ArrayNpy {
+		h, err := npy.ReadHeader(desc.File)
+		if err != nil {
+			return nil, fmt.Errorf("data: %w", err)
+		}
+		want := append(append([]int{d.n, d.frames}, d.stored...), len(d.fields))
+		if !slices.Equal(h.Shape, want) {
+			return nil, fmt.Errorf("data: %s: the array has shape %v, its description %v: the file changed since uhno datagen --from", desc.File, h.Shape, want)
+		}
+		d.desc.npy = &h
+	} else {
+		f, err := h5.Open(desc.File)
+		if err != nil {
+			return nil, fmt.Errorf("data: %w", err)
+		}
+		d.file = f
+	}
+	if opt.Frames > 0 && d.frames != opt.Frames {
+		d.Close()
+		return nil, fmt.Errorf("data: %s: %d frames per trajectory, want %d", desc.File, d.frames, opt.Frames)
+	}
+	if opt.Grid != nil && !slices.Equal(d.stored, opt.Grid) {
+		d.Close()
+		return nil, fmt.Errorf("data: %s: spatial grid %v, want %v", desc.File, d.stored, opt.Grid)
+	}
+	d.stride = max(opt.Stride, 1)
+	for _, g := range d.stored {
+		if g%d.stride != 0 {
+			d.Close()
+			return nil, fmt.Errorf("data: %s: stride %d does not divide the grid %v", desc.File, d.stride, d.stored)
+		}
+		d.grid = append(d.grid, g/d.stride)
+	}
+	return d, nil
+}
+
+// readDescribed reads channel name's frames [t0, t0+nt) of trajectory i
+// as [nt, grid...].
+func (d *Dataset) readDescribed(dst []float32, name string, i, t0, nt int) error {
+	c := d.desc.chans[name]
+	if d.desc.npy != nil {
+		return d.readNpy(dst, c, i, t0, nt)
+	}
+	path := c.Dataset
+	var offset, count, stride []int
+	if d.desc.desc.Layout == layout.PDEBenchGroups {
+		// One group per trajectory: [T, x..., C].
+		path = d.desc.desc.Groups[i] + "/" + c.Dataset
+	} else {
+		offset, count, stride = []int{i}, []int{1}, []int{1}
+	}
+	offset, count, stride = append(offset, t0), append(count, nt), append(stride, 1)
+	for _, g := range d.grid {
+		offset, count, stride = append(offset, 0), append(count, g), append(stride, d.stride)
+	}
+	for _, k := range c.Component {
+		offset, count, stride = append(offset, k), append(count, 1), append(stride, 1)
+	}
+	return d.file.Read(path, offset, count, stride, dst)
+}
+
+// readNpy reads a plain .npy array's channel: the trajectory's frames
+// [t0, t0+nt) whole (every channel, interleaved last), then channel
+// c.Component[0] of every kept grid point.
+func (d *Dataset) readNpy(dst []float32, c layout.Channel, i, t0, nt int) error {
+	nc := len(d.fields)
+	pts := 1
+	for _, g := range d.stored {
+		pts *= g
+	}
+	block := make([]float32, nt*pts*nc)
+	if err := npy.Read(d.path, *d.desc.npy, ((i*d.frames)+t0)*pts*nc, block); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	out := d.Points()
+	for f := range nt {
+		for p := range out {
+			dst[f*out+p] = block[(f*pts+d.storedIndex(p))*nc+c.Component[0]]
+		}
+	}
+	return nil
+}
+
+// storedIndex maps point p of the strided grid to its flat index in the
+// stored grid (row-major).
+func (d *Dataset) storedIndex(p int) int {
+	idx, mul := 0, 1
+	for a := len(d.grid) - 1; a >= 0; a-- {
+		q := p % d.grid[a]
+		p /= d.grid[a]
+		idx += q * d.stride * mul
+		mul *= d.stored[a]
+	}
+	return idx
+}
