@@ -57,8 +57,8 @@ tensor, CFD and per-sample-group layouts, or a plain array [trajectories,
 frames, x (, y, z), channels] in a .npy file or as an HDF5 file's one
 dataset. Only the file's metadata is read (it is never copied). The task
 takes its model and training settings from the built-in task of the
-file's dimension (burgers, ns2d, cfd3d; --task BASE for another), the last
-tenth of the trajectories for testing (--test N). A plain array's lengths,
+file's dimension (burgers, ns2d, cfd3d; --task BASE for another) and
+holds a tenth of the trajectories out for testing (--test N). A plain array's lengths,
 time step, boundaries and channel names come from --domain, --dt,
 --boundary, --channels or the dataset's attributes; what neither gives is
 printed as assumed. A file the task cannot use is refused in one line and

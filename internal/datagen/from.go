@@ -32,7 +32,7 @@ type FromOptions struct {
 	// layers: the embedded file, --config, --set).
 	Configure func(task string) (config.Config, error)
 	// Test is the number of test trajectories; 0: a tenth of them (at
-	// least 1).
+	// least 1), as PDEBench holds out a tenth.
 	Test int
 	// Hints say what a plain array does not (lengths, dt, boundaries,
 	// channel names).
@@ -48,9 +48,10 @@ type TaskFile struct {
 	// Base is the built-in task whose model, loss and training settings
 	// the task takes.
 	Base string `json:"base"`
-	// Train and Test split the trajectories: the first Train train (the
-	// validation pairs are drawn from them, as for every task), the last
-	// Test are the test set.
+	// Train and Test count the split of the trajectories: Test held out
+	// for testing, Train to train on (the validation pairs are drawn from
+	// them). Which trajectories fall where is the run's seeded split
+	// (data.seed), as for every task.
 	Train int `json:"train"`
 	Test  int `json:"test"`
 	// History and Rollout are the base task's frames in and rollout
