@@ -113,7 +113,7 @@ func ablateRun(ctx context.Context, opts *ablateOptions) error {
 		c := base
 		c.Mode = mode
 		c.Load.Sets = append(slices.Clone(base.Load.Sets), sets...)
-		return loadConfig(trainLoad(&c))
+		return loadTrain(&c)
 	}
 	return experiment.Ablate(ctx, &o)
 }

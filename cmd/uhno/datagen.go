@@ -62,8 +62,9 @@ holds a tenth of the trajectories out for testing (--test N). A plain array's le
 time step, boundaries and channel names come from --domain, --dt,
 --boundary, --channels or the dataset's attributes; what neither gives is
 printed as assumed. A file the task cannot use is refused in one line and
-nothing is written. Training on such a task (uhno train --data DIR) is
-the next step of issue 36 and not built yet.`,
+nothing is written. uhno train --data DIR (no --task) then trains any
+model on it and uhno eval --checkpoint RUN evaluates the runs; the other
+commands on such a task are the next steps of issue 36.`,
 		Example: `  uhno datagen --task burgers
   uhno datagen --task ns2d --train 80 --test 20 --out ./data
   uhno datagen --task darcy --pdebench 2D_DarcyFlow_beta1.0_Train.hdf5

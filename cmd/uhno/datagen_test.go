@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,45 @@ func TestDatagenFrom(t *testing.T) {
 	}
 	if _, err := os.Stat(out2); !os.IsNotExist(err) {
 		t.Fatalf("%s written on a refusal", out2)
+	}
+}
+
+// TestTrainOnDescribedData is issue 36's path end to end on a plain
+// array: datagen --from, then train --data DIR (no --task) for U-HNO and
+// FNO, then eval of both runs, which find the described file through
+// their checkpoints.
+func TestTrainOnDescribedData(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "waves.npy")
+	const n, frames, nx, ny, c = 8, 12, 16, 16, 2
+	v := make([]float32, n*frames*nx*ny*c)
+	for i := range v {
+		p, ch := i/c, i%c
+		x, y, f, b := (p/ny)%nx, p%ny, (p/(nx*ny))%frames, p/(nx*ny*frames)
+		v[i] = float32(math.Sin(2*math.Pi*(float64(x)/nx+0.05*float64(f)+0.1*float64(b))) * math.Cos(2*math.Pi*float64(y+ch)/ny))
+	}
+	if err := npy.Write(file, []int{n, frames, nx, ny, c}, v); err != nil {
+		t.Fatal(err)
+	}
+	task := filepath.Join(dir, "task")
+	if code, _, errOut := execute(t, "datagen", "--from", file, "--out", task, "--channels", "u,v", "--dt", "0.05"); code != 0 {
+		t.Fatalf("datagen --from: %s", errOut)
+	}
+	var runs []string
+	for _, m := range []string{"uhno", "fno"} {
+		run := filepath.Join(dir, "runs", m)
+		code, out, errOut := execute(t, "train", "--data", task, "--model", m, "--steps", "3", "--params", "0.06M", "--out", run, "--quiet")
+		if code != 0 || !strings.Contains(out, "ns2d's settings on the described data (channels u, v)") {
+			t.Fatalf("train %s: code %d, out %q, err %q", m, code, out, errOut)
+		}
+		runs = append(runs, run)
+	}
+	ev := filepath.Join(dir, "eval")
+	code, out, errOut := execute(t, "eval", "--checkpoint", strings.Join(runs, ","), "--out", ev, "--quiet")
+	if code != 0 || !strings.Contains(out, "uhno (") || !strings.Contains(out, "fno (") {
+		t.Fatalf("eval: code %d, out %q, err %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(ev, "results.json")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -37,7 +37,7 @@ func TestScaleWarmup(t *testing.T) {
 			if err := cmd.Execute(); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(trainLoad(got))
+			cfg, err := loadTrain(got)
 			if err != nil {
 				t.Fatalf("the scaled configuration is refused: %v", err)
 			}

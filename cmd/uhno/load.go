@@ -12,6 +12,7 @@ import (
 
 	"uhno/configs"
 	"uhno/internal/config"
+	"uhno/internal/datagen"
 )
 
 // envPrefix starts every environment variable uhno reads: optim.lr is read
@@ -27,6 +28,12 @@ type loadRequest struct {
 	File string
 	// Sets are the --set key=value flags, applied in order.
 	Sets []string
+	// Described, when set, is a user's data file described by `uhno
+	// datagen --from` (DescribedPath its task.json): the task is its base
+	// (unless Task names another) and its values are a layer over the
+	// built-in file, below --config, the environment and --set.
+	Described     *datagen.TaskFile
+	DescribedPath string
 }
 
 // layer is one configuration source: its values and its name for errors.
@@ -61,6 +68,9 @@ func loadConfig(req loadRequest) (config.Config, error) {
 		return config.Config{}, err
 	}
 
+	if req.Described != nil && req.Task == "" {
+		req.Task = req.Described.Base
+	}
 	task, err := resolveTask(req, envVals, fileVals)
 	if err != nil {
 		return config.Config{}, err
@@ -74,6 +84,9 @@ func loadConfig(req loadRequest) (config.Config, error) {
 	}
 
 	layers := []layer{{"built-in " + task + ".yaml", builtin}}
+	if req.Described != nil {
+		layers = append(layers, layer{"task description " + req.DescribedPath, req.Described.Values(req.DescribedPath)})
+	}
 	if fileVals != nil {
 		layers = append(layers, layer{req.File, fileVals})
 	}

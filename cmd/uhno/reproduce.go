@@ -123,7 +123,7 @@ func reproduceRun(ctx context.Context, opts *reproduceOptions) error {
 		if err := scaleWarmup(&c); err != nil {
 			return config.Config{}, err
 		}
-		return loadConfig(trainLoad(&c))
+		return loadTrain(&c)
 	}
 	if opts.Slurm == "" {
 		return reproduce.Run(ctx, &o)

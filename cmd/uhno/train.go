@@ -6,12 +6,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/datagen"
 	"uhno/internal/dist"
 	"uhno/internal/dynamics"
 	"uhno/internal/experiment"
@@ -174,10 +176,26 @@ func checkTrainFlags(opts *trainOptions) error {
 		}
 		return nil
 	}
-	if opts.Load.Task == "" && opts.Load.File == "" && os.Getenv(envPrefix+"_TASK") == "" {
-		return fmt.Errorf("train: no task given; pass --task NAME (one of %s) or --resume DIR", strings.Join(config.TaskNames(), ", "))
+	if opts.Load.Task == "" && opts.Load.File == "" && os.Getenv(envPrefix+"_TASK") == "" && describedTask(opts.DataDir) == "" {
+		return fmt.Errorf("train: no task given; pass --task NAME (one of %s), --data DIR of a task uhno datagen --from described, or --resume DIR", strings.Join(config.TaskNames(), ", "))
 	}
 	return nil
+}
+
+// describedTask is the task description in dir, when `uhno datagen --from
+// FILE --out dir` wrote one there ("" otherwise).
+func describedTask(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	path, err := filepath.Abs(filepath.Join(dir, datagen.TaskFileName))
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
 }
 
 // scaleWarmup gives a fresh run with --steps and no --warmup (neither
@@ -197,7 +215,7 @@ func scaleWarmup(opts *trainOptions) error {
 	}
 	base := *opts
 	base.Steps = 0
-	cfg, err := loadConfig(trainLoad(&base))
+	cfg, err := loadTrain(&base)
 	if err != nil {
 		return err
 	}
@@ -214,9 +232,16 @@ func scaleWarmup(opts *trainOptions) error {
 
 // trainLoad turns --mode, --steps, --warmup and --batch into --set flags
 // applied after the user's, so the configuration validates them.
-func trainLoad(opts *trainOptions) loadRequest {
+func trainLoad(opts *trainOptions) (loadRequest, error) {
 	load := opts.Load
 	load.Sets = append([]string(nil), load.Sets...)
+	if path := describedTask(opts.DataDir); path != "" {
+		tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+		if err != nil {
+			return load, err
+		}
+		load.Described, load.DescribedPath = &tf, path
+	}
 	if opts.Mode != "" {
 		mode := opts.Mode
 		if strings.EqualFold(mode, "full") {
@@ -235,7 +260,16 @@ func trainLoad(opts *trainOptions) loadRequest {
 	if opts.Batch > 0 {
 		load.Sets = append(load.Sets, fmt.Sprintf("optim.batch=%d", opts.Batch))
 	}
-	return load
+	return load, nil
+}
+
+// loadTrain is loadConfig(trainLoad(opts)).
+func loadTrain(opts *trainOptions) (config.Config, error) {
+	req, err := trainLoad(opts)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return loadConfig(req)
 }
 
 // trainRun checks the flags and hands the run to experiment.Train (or
@@ -259,7 +293,7 @@ func trainRun(ctx context.Context, opts *trainOptions) error {
 		if err := scaleWarmup(&c); err != nil {
 			return config.Config{}, err
 		}
-		return loadConfig(trainLoad(&c))
+		return loadTrain(&c)
 	}
 	return experiment.Train(ctx, &o)
 }
@@ -273,7 +307,7 @@ func trainDryRun(ctx context.Context, opts *trainOptions) error {
 	if err := scaleWarmup(opts); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(trainLoad(opts))
+	cfg, err := loadTrain(opts)
 	if err != nil {
 		return err
 	}

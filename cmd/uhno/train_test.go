@@ -32,7 +32,7 @@ func TestTrainFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(trainLoad(o))
+	cfg, err := loadTrain(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestTrainFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err = loadConfig(trainLoad(o)); err != nil || cfg.Optim.Steps != 20000 || cfg.Optim.Warmup != 1000 || cfg.Model.Ablation != "full" {
+	if cfg, err = loadTrain(o); err != nil || cfg.Optim.Steps != 20000 || cfg.Optim.Warmup != 1000 || cfg.Model.Ablation != "full" {
 		t.Fatalf("no overrides: steps %d warmup %d ablation %s (%v); want the paper's 20000, 1000, full", cfg.Optim.Steps, cfg.Optim.Warmup, cfg.Model.Ablation, err)
 	}
 

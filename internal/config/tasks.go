@@ -11,6 +11,11 @@ const (
 	SourceGenerated = "generated"
 	// SourcePDEBench marks data read from a PDEBench HDF5 file.
 	SourcePDEBench = "pdebench"
+	// SourceDescribed marks a user's data file described by `uhno datagen
+	// --from` (issue 36): data.file is the task description (task.json),
+	// and the task named is the built-in one whose model and training
+	// settings the run takes.
+	SourceDescribed = "described"
 )
 
 // TaskSpec describes what one benchmark task is and which task-specific PDE

@@ -283,10 +283,18 @@ func (c *Config) validatePDE(spec TaskSpec) error {
 
 func (c *Config) validateData(spec TaskSpec) error {
 	d := &c.Data
-	if d.Source != spec.Source {
+	if d.Source == SourceDescribed {
+		// A user's file: its description sets the grid, frames, channels
+		// and split (and clears the base task's data.source_grid).
+		if spec.Static {
+			return bad("data.source", d.Source, "a time-dependent base task (task %s is static)", spec.Name)
+		}
+		if !strings.HasSuffix(d.File, ".json") {
+			return bad("data.file", d.File, "the task description uhno datagen --from wrote (DIR/task.json)")
+		}
+	} else if d.Source != spec.Source {
 		return bad("data.source", d.Source, "%q (task %s, App. B)", spec.Source, spec.Name)
-	}
-	if d.Source == SourcePDEBench {
+	} else if d.Source == SourcePDEBench {
 		if d.File == "" {
 			return fmt.Errorf("config: key data.file: missing; task %s reads a PDEBench file", spec.Name)
 		}

@@ -92,6 +92,10 @@ func TestValidateErrors(t *testing.T) {
 		// data
 		{"wrong source", "darcy", func(c *Config) { c.Data.Source = "generated" },
 			`config: key data.source: got "generated", want "pdebench" (task darcy, App. B)`},
+		{"described data on a static base", "darcy", func(c *Config) { c.Data.Source, c.Data.File = SourceDescribed, "/d/task.json" },
+			`config: key data.source: got "described", want a time-dependent base task (task darcy is static)`},
+		{"described data without its description", "ns2d", func(c *Config) { c.Data.Source, c.Data.File = SourceDescribed, "/d/data.h5" },
+			`config: key data.file: got "/d/data.h5", want the task description uhno datagen --from wrote (DIR/task.json)`},
 		{"missing PDEBench file", "cfd3d", func(c *Config) { c.Data.File = "" },
 			`config: key data.file: missing; task cfd3d reads a PDEBench file`},
 		{"file on generated data", "burgers", func(c *Config) { c.Data.File = "x.h5" },

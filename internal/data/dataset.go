@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"uhno/internal/data/h5"
+	"uhno/internal/data/layout"
 )
 
 // Format is one of the file layouts the reader understands (GUIDE
@@ -123,6 +124,14 @@ type Dataset struct {
 // Open opens path and checks its layout, shapes and (when opt says) the
 // expected frames and grid. Errors are one line and name the path.
 func Open(path string, opt Options) (*Dataset, error) {
+	if strings.HasSuffix(path, ".json") {
+		// A user's file described by uhno datagen --from (task.json).
+		desc, err := layout.ReadTaskDescription(path)
+		if err != nil {
+			return nil, fmt.Errorf("data: %w", err)
+		}
+		return OpenDescribed(desc, opt)
+	}
 	f, err := h5.Open(path)
 	if err != nil {
 		return nil, err

@@ -55,9 +55,21 @@ type TaskFile struct {
 	Train int `json:"train"`
 	Test  int `json:"test"`
 	// History and Rollout are the base task's frames in and rollout
-	// steps, checked against the file's frames.
+	// steps (the rollout at most what the frames after the history
+	// allow).
 	History int `json:"history"`
 	Rollout int `json:"rollout"`
+	// Pairs is the training pairs taken from each trajectory: the base
+	// task's, at most the frames after the history allow.
+	Pairs int `json:"pairs"`
+	// SolverTime is true when the base task's configuration has a solver
+	// time step and end time (pde.dt, pde.t_end), which the task then sets
+	// to the file's frame interval and span, so the configuration's time
+	// axis is the file's.
+	SolverTime bool `json:"solver_time,omitempty"`
+	// Batch is the base task's batch, at most the training pairs there
+	// are.
+	Batch int `json:"batch"`
 }
 
 // BaseByDim is the built-in task a file of each spatial dimension takes
@@ -130,6 +142,9 @@ func planTask(d layout.Description, opt FromOptions) (TaskFile, error) {
 				d.File, d.Axes[i], n, cfg.Model.Levels, base, cfg.Model.Levels, div, 2*div)
 		}
 	}
+	tf.Rollout = min(tf.Rollout, d.Frames-tf.History)
+	tf.Pairs = min(cfg.Data.PairsPerTrajectory, d.Frames-tf.History)
+	tf.SolverTime = cfg.PDE.Dt != 0 && cfg.PDE.TEnd != 0
 	tf.Test = opt.Test
 	if tf.Test == 0 {
 		tf.Test = max(1, d.Trajectories/10)
@@ -138,7 +153,38 @@ func planTask(d layout.Description, opt FromOptions) (TaskFile, error) {
 	if tf.Test < 1 || tf.Train < 1 {
 		return TaskFile{}, fmt.Errorf("datagen: %s: %d trajectories cannot be split into --test %d and at least 1 to train on", d.File, d.Trajectories, tf.Test)
 	}
+	tf.Batch = min(cfg.Optim.Batch, tf.Train*tf.Pairs)
 	return tf, nil
+}
+
+// Values are the configuration keys the task sets over its base task's
+// built-in configuration (a layer below --config, the environment and
+// --set, which override them): the described file as the data
+// (data.source described, data.file the task description at path), its
+// grid and lengths, frames, split, channels as the fields read and
+// predicted, and the rollout the frames allow.
+func (tf TaskFile) Values(path string) map[string]any {
+	d := tf.Description
+	names := d.ChannelNames()
+	v := map[string]any{
+		"data.source":               config.SourceDescribed,
+		"data.file":                 path,
+		"data.source_grid":          "[]",
+		"pde.grid":                  d.Grid,
+		"pde.domain":                d.Domain,
+		"data.snapshots":            d.Frames,
+		"data.train_trajectories":   tf.Train,
+		"data.test_trajectories":    tf.Test,
+		"data.inputs":               names,
+		"data.outputs":              names,
+		"data.rollout":              tf.Rollout,
+		"data.pairs_per_trajectory": tf.Pairs,
+		"optim.batch":               tf.Batch,
+	}
+	if tf.SolverTime {
+		v["pde.dt"], v["pde.t_end"] = d.Dt, d.Dt*float64(d.Frames-1)
+	}
+	return v
 }
 
 // ReadTaskFile reads DIR/task.json.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"uhno/internal/config"
@@ -242,8 +243,12 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	for _, vb := range val.Batches {
 		valPairs += vb.InShape[0]
 	}
+	task := cfg.Task
+	if cfg.Data.Source == config.SourceDescribed {
+		task = fmt.Sprintf("%s's settings on the described data (channels %s)", cfg.Task, strings.Join(cfg.Data.Inputs, ", "))
+	}
 	fmt.Fprintf(opts.Out, "%s on %s: %s\ndata %s: %d training pairs, %d validation pairs; run directory %s\n",
-		cfg.Task, backend.Name(), desc, path, batcher.PairsPerEpoch(), valPairs, runDir)
+		task, backend.Name(), desc, path, batcher.PairsPerEpoch(), valPairs, runDir)
 	if size > 1 {
 		th := "all cores"
 		if threads > 0 {
@@ -480,6 +485,11 @@ func trainData(ctx context.Context, cfg config.Config, opts *TrainOptions, rec r
 	}
 	if rec.Data != "" {
 		return rec.Data, rec.Stride, dir, nil
+	}
+	if cfg.Data.Source == config.SourceDescribed {
+		// A user's file, described by uhno datagen --from: the
+		// description is what the run reads (data.Open).
+		return cfg.Data.File, 1, dir, nil
 	}
 	// The index is outside input: ReadPDEBenchIndex checks every value.
 	idx, err := datagen.ReadPDEBenchIndex(dir, cfg.Task)

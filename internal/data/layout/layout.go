@@ -34,7 +34,9 @@
 package layout
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -134,6 +136,23 @@ func (d *Description) Periodic() bool {
 		}
 	}
 	return true
+}
+
+// ReadTaskDescription reads the description out of a task file `uhno
+// datagen --from` wrote (its "description" key), so that a run whose data
+// is that file opens it as it opens any data file (data.Open).
+func ReadTaskDescription(path string) (Description, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Description{}, fmt.Errorf("layout: %w", err)
+	}
+	var tf struct {
+		Description *Description `json:"description"`
+	}
+	if err := json.Unmarshal(raw, &tf); err != nil || tf.Description == nil || tf.Description.File == "" {
+		return Description{}, fmt.Errorf("layout: %s: not a task description of uhno datagen --from (%v)", path, err)
+	}
+	return *tf.Description, nil
 }
 
 // baseName is file's name without directory and extension.
