@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"uhno/internal/data/h5/h5test"
 	"uhno/internal/data/npy"
 )
 
@@ -121,5 +123,87 @@ func TestTrainOnDescribedData(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ev, "results.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTrainOnWellAndGroups trains and evaluates U-HNO on a file in The
+// Well's layout (a scalar and a vector field: three channels) and FNO on
+// one in PDEBench's per-sample groups, each described by datagen --from.
+func TestTrainOnWellAndGroups(t *testing.T) {
+	dir := t.TempDir()
+	const n, frames, nx, ny = 6, 12, 16, 16
+	wave := func(b, f, x, y, c int) float32 {
+		return float32(math.Sin(2*math.Pi*(float64(x)/nx+0.04*float64(f)+0.1*float64(b)+0.3*float64(c))) * math.Cos(2*math.Pi*float64(y)/ny))
+	}
+	field := func(comps int, perTraj bool) []float32 {
+		var v []float32
+		nb := n
+		if !perTraj {
+			nb = 1
+		}
+		for b := range nb {
+			for f := range frames {
+				for x := range nx {
+					for y := range ny {
+						for c := range comps {
+							v = append(v, wave(b, f, x, y, c))
+						}
+					}
+				}
+			}
+		}
+		return v
+	}
+	coords := func(m int) []float32 {
+		v := make([]float32, m)
+		for i := range v {
+			v[i] = (float32(i) + 0.5) / float32(m)
+		}
+		return v
+	}
+	well := filepath.Join(dir, "toy_well.hdf5")
+	err := h5test.WriteTree(well, []h5test.Node{
+		{Path: "", Attrs: map[string]any{"n_spatial_dims": 2, "n_trajectories": n, "grid_type": "cartesian", "dataset_name": "toy"}},
+		{Path: "dimensions", Group: true, Attrs: map[string]any{"spatial_dims": []string{"x", "y"}}},
+		{Path: "dimensions/time", Dims: []int{frames}, Data: coords(frames)},
+		{Path: "dimensions/x", Dims: []int{nx}, Data: coords(nx)},
+		{Path: "dimensions/y", Dims: []int{ny}, Data: coords(ny)},
+		{Path: "boundary_conditions", Group: true},
+		{Path: "boundary_conditions/xy", Group: true, Attrs: map[string]any{"associated_dims": []string{"x", "y"}, "bc_type": "PERIODIC"}},
+		{Path: "t0_fields", Group: true, Attrs: map[string]any{"field_names": []string{"density"}}},
+		{Path: "t0_fields/density", Dims: []int{n, frames, nx, ny}, Data: field(1, true)},
+		{Path: "t1_fields", Group: true, Attrs: map[string]any{"field_names": []string{"velocity"}}},
+		{Path: "t1_fields/velocity", Dims: []int{n, frames, nx, ny, 2}, Data: field(2, true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := filepath.Join(dir, "2D_diff-react.h5")
+	var nodes []h5test.Node
+	for b := range n {
+		g := fmt.Sprintf("%04d", b)
+		nodes = append(nodes, h5test.Node{Path: g, Group: true}, h5test.Node{Path: g + "/data", Dims: []int{frames, nx, ny, 2}, Data: field(2, false)},
+			h5test.Node{Path: g + "/grid", Group: true}, h5test.Node{Path: g + "/grid/x", Dims: []int{nx}, Data: coords(nx)},
+			h5test.Node{Path: g + "/grid/y", Dims: []int{ny}, Data: coords(ny)}, h5test.Node{Path: g + "/grid/t", Dims: []int{frames}, Data: coords(frames)})
+	}
+	if err := h5test.WriteTree(groups, nodes); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, model, channels string }{
+		{well, "uhno", "density, velocity_x, velocity_y"},
+		{groups, "fno", "data_0, data_1"},
+	} {
+		task := filepath.Join(dir, tc.model+"-task")
+		if code, out, errOut := execute(t, "datagen", "--from", tc.file, "--out", task); code != 0 || !strings.Contains(out, "channels: "+tc.channels) {
+			t.Fatalf("datagen --from %s: code %d, out %q, err %q", tc.file, code, out, errOut)
+		}
+		run := filepath.Join(dir, "runs", tc.model)
+		code, out, errOut := execute(t, "train", "--data", task, "--model", tc.model, "--steps", "2", "--params", "0.06M", "--out", run, "--quiet")
+		if code != 0 || !strings.Contains(out, "(channels "+tc.channels+")") {
+			t.Fatalf("train on %s: code %d, out %q, err %q", tc.file, code, out, errOut)
+		}
+		if code, _, errOut := execute(t, "eval", "--checkpoint", run, "--out", filepath.Join(dir, tc.model+"-eval"), "--quiet"); code != 0 {
+			t.Fatalf("eval on %s: %s", tc.file, errOut)
+		}
 	}
 }
