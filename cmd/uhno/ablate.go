@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/datagen"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
 	"uhno/internal/experiment"
@@ -59,6 +61,15 @@ overwritten.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.WarmupSet = cmd.Flags().Changed("warmup")
 			opts.DynamicsSet = cmd.Flags().Changed("dynamics-every")
+			if path := describedTask(opts.DataDir); path != "" && !cmd.Flags().Changed("task") {
+				// A described task (uhno datagen --from): its base task,
+				// not --task's default.
+				tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+				if err != nil {
+					return err
+				}
+				opts.Task = tf.Base
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -66,7 +77,7 @@ overwritten.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Task, "task", "burgers", "task: "+strings.Join(config.TaskNames(), ", "))
+	f.StringVar(&opts.Task, "task", "burgers", "task: "+strings.Join(config.TaskNames(), ", ")+" (with --data DIR of a described task: its base task)")
 	f.StringVar(&opts.Modes, "modes", "", "modes to run beside Full: letters, ranges and lists (A-I, A,C,F-H, all); default all, or Full alone with --sweep")
 	f.StringVar(&opts.Sweep, "sweep", "", "sweep one configuration key over values instead of the modes: key=v1,v2,...")
 	f.StringVar(&opts.Dir, "out", "", "output directory (default: runs/ablate-<task>, or runs/sweep-<task>-<key>)")

@@ -124,6 +124,13 @@ func TestTrainOnDescribedData(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ev, "results.json")); err != nil {
 		t.Fatal(err)
 	}
+	// The ablation on the described task: --task's default (burgers) gives
+	// way to the description's base.
+	abl := filepath.Join(dir, "ablate")
+	code, out, errOut = execute(t, "ablate", "--data", task, "--modes", "F", "--steps", "2", "--params", "0.06M", "--out", abl, "--quiet")
+	if code != 0 || !strings.Contains(out, "F: NoSPAR") {
+		t.Fatalf("ablate: code %d, out %q, err %q", code, out, errOut)
+	}
 }
 
 // TestTrainOnWellAndGroups trains and evaluates U-HNO on a file in The

@@ -201,5 +201,9 @@ func ReadTaskFile(dir string) (TaskFile, error) {
 	if tf.Format != TaskFormat {
 		return TaskFile{}, fmt.Errorf("datagen: %s: format %q, want %q", path, tf.Format, TaskFormat)
 	}
+	if tf.Base == "" || tf.Train < 1 || tf.Test < 1 || tf.History < 1 || tf.Rollout < 1 || tf.Pairs < 1 || tf.Batch < 1 {
+		return TaskFile{}, fmt.Errorf("datagen: %s: incomplete (base %q, train %d, test %d, history %d, rollout %d, pairs %d, batch %d); describe the file again with uhno datagen --from",
+			path, tf.Base, tf.Train, tf.Test, tf.History, tf.Rollout, tf.Pairs, tf.Batch)
+	}
 	return tf, nil
 }
