@@ -212,5 +212,14 @@ func TestTrainOnWellAndGroups(t *testing.T) {
 		if code, _, errOut := execute(t, "eval", "--checkpoint", run, "--out", filepath.Join(dir, tc.model+"-eval"), "--quiet"); code != 0 {
 			t.Fatalf("eval on %s: %s", tc.file, errOut)
 		}
+		// predict on the user's own file, read in its layout.
+		pred := filepath.Join(dir, tc.model+"-pred.npy")
+		code, out, errOut = execute(t, "predict", "--checkpoint", run, "--input", tc.file, "--out", pred, "--steps", "1", "--quiet")
+		if code != 0 || !strings.Contains(out, fmt.Sprintf("%d trajectories on grid [%d %d], 1 steps", n, nx, ny)) {
+			t.Fatalf("predict on %s: code %d, out %q, err %q", tc.file, code, out, errOut)
+		}
+		if h, err := npy.ReadHeader(pred); err != nil || len(h.Shape) != 5 || h.Shape[4] != strings.Count(tc.channels, ",")+1 {
+			t.Fatalf("prediction %s: header %+v, %v; want [n, 2, x, y, channels]", pred, h, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"uhno/internal/data"
+	"uhno/internal/data/layout"
 )
 
 // source is an input file opened for reading trajectories' frames.
@@ -42,6 +43,9 @@ type h5Source struct {
 // separated, one per field) overrides the datasets read, which are
 // otherwise the fields' own names.
 func openH5(path string, fields []string, datasets string) (*h5Source, error) {
+	if strings.HasSuffix(path, ".json") || (!slices.Equal(fields, []string{"tensor"}) && !slices.Equal(fields, cfdFields)) {
+		return openDescribed(path, fields, datasets)
+	}
 	var format data.Format
 	switch {
 	case slices.Equal(fields, []string{"tensor"}):
@@ -66,6 +70,38 @@ func openH5(path string, fields []string, datasets string) (*h5Source, error) {
 			msg += "; pick the dataset(s) with --dataset"
 		}
 		return nil, fmt.Errorf("predict: %s", msg)
+	}
+	s := &h5Source{ds: ds, fields: fields}
+	for _, f := range fields {
+		s.names = append(s.names, ds.Dataset(f))
+	}
+	return s, nil
+}
+
+// openDescribed opens a run's input in the layout of a described task
+// (issue 36): a task.json of uhno datagen --from, or a file in any layout
+// package layout reads (The Well, PDEBench's, one HDF5 array) whose
+// channels are the run's fields, by name and in order.
+func openDescribed(path string, fields []string, datasets string) (*h5Source, error) {
+	if datasets != "" {
+		return nil, fmt.Errorf("predict: %s: --dataset picks datasets of the tensor and CFD layouts; a described file names its channels itself", path)
+	}
+	var desc layout.Description
+	var err error
+	if strings.HasSuffix(path, ".json") {
+		desc, err = layout.ReadTaskDescription(path)
+	} else {
+		desc, err = layout.Describe(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("predict: the run predicts fields %v: %w", fields, err)
+	}
+	if got := desc.ChannelNames(); !slices.Equal(got, fields) {
+		return nil, fmt.Errorf("predict: %s holds channels %v, the run predicts %v", path, got, fields)
+	}
+	ds, err := data.OpenDescribed(desc, data.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("predict: %s", strings.TrimPrefix(err.Error(), "data: "))
 	}
 	s := &h5Source{ds: ds, fields: fields}
 	for _, f := range fields {
