@@ -8,6 +8,7 @@ import (
 
 	"uhno/internal/atomicfile"
 	"uhno/internal/config"
+	"uhno/internal/data"
 	"uhno/internal/data/layout"
 )
 
@@ -98,6 +99,9 @@ func DescribeFile(opt FromOptions) (TaskFile, string, error) {
 	if err != nil {
 		return TaskFile{}, "", err
 	}
+	if err := checkSampleFinite(d); err != nil {
+		return TaskFile{}, "", err
+	}
 	raw, err := json.MarshalIndent(tf, "", "  ")
 	if err != nil {
 		return TaskFile{}, "", fmt.Errorf("datagen: %w", err)
@@ -185,6 +189,24 @@ func (tf TaskFile) Values(path string) map[string]any {
 		v["pde.dt"], v["pde.t_end"] = d.Dt, d.Dt*float64(d.Frames-1)
 	}
 	return v
+}
+
+// checkSampleFinite reads the first and the last trajectory whole (every
+// channel and frame) and refuses a NaN or Inf, naming the trajectory,
+// dataset and frame (data.Dataset.CheckFinite). The rest of the file is
+// checked as training reads it: every read refuses a non-finite value the
+// same way; a whole scan would cost a read of the file, which describing
+// it is meant not to.
+func checkSampleFinite(d layout.Description) error {
+	ds, err := data.OpenDescribed(d, data.Options{})
+	if err != nil {
+		return fmt.Errorf("datagen: %w", err)
+	}
+	defer ds.Close()
+	if err := ds.CheckFinite([]int{0, ds.Len() - 1}, nil); err != nil {
+		return fmt.Errorf("datagen: %w", err)
+	}
+	return nil
 }
 
 // ReadTaskFile reads DIR/task.json.

@@ -1,6 +1,7 @@
 package datagen
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,10 +74,22 @@ func TestDescribeFileRefuses(t *testing.T) {
 		{"a static base", []int{4, 12, 32, 32, 1}, FromOptions{Base: "darcy"}, "--task darcy is 2D and static"},
 		{"no training trajectory left", []int{4, 12, 32, 32, 1}, FromOptions{Test: 4}, "cannot be split into --test 4"},
 		{"an unknown base", []int{4, 12, 32, 32, 1}, FromOptions{Base: "heat"}, "--task heat"},
+		{"a NaN in the last trajectory", []int{4, 12, 32, 32, 1}, FromOptions{}, "trajectory 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			file := writeArray(t, dir, tc.shape...)
+			if strings.HasPrefix(tc.name, "a NaN") {
+				n := 1
+				for _, d := range tc.shape {
+					n *= d
+				}
+				v := make([]float32, n)
+				v[n-7] = float32(math.NaN())
+				if err := npy.Write(file, tc.shape, v); err != nil {
+					t.Fatal(err)
+				}
+			}
 			out := filepath.Join(dir, "task")
 			opt := tc.opt
 			opt.File, opt.Dir, opt.Configure = file, out, configure(t)
