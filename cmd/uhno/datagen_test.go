@@ -131,6 +131,20 @@ func TestTrainOnDescribedData(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "F: NoSPAR") {
 		t.Fatalf("ablate: code %d, out %q, err %q", code, out, errOut)
 	}
+	// The side-by-side table on the user's data: the grid is the base's
+	// column, its report has ours alone.
+	rep := filepath.Join(dir, "reproduce")
+	code, _, errOut = execute(t, "reproduce", "--tables", "main-acc", "--models", "uhno,fno", "--data", task, "--steps", "2", "--params", "0.06M", "--out", rep, "--quiet")
+	if code != 0 {
+		t.Fatalf("reproduce --data: %s", errOut)
+	}
+	report, err := os.ReadFile(filepath.Join(rep, "report", "report.md"))
+	if err != nil || !strings.Contains(string(report), "A user's data file (uhno datagen --from") {
+		t.Fatalf("report %v:\n%s", err, report)
+	}
+	if code, _, errOut = execute(t, "reproduce", "--tasks", "burgers", "--data", task, "--out", rep, "--dry-run"); code == 0 || !strings.Contains(errOut, "give --tasks ns2d or none") {
+		t.Fatalf("reproduce --tasks burgers on ns2d-based data: code %d, err %q", code, errOut)
+	}
 }
 
 // TestTrainOnWellAndGroups trains and evaluates U-HNO on a file in The

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 
 	"uhno/internal/atomicfile"
 	"uhno/internal/config"
+	"uhno/internal/datagen"
 	"uhno/internal/eval"
 	"uhno/internal/experiment"
 	"uhno/internal/reproduce"
@@ -117,8 +119,24 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
 func reproduceRun(ctx context.Context, opts *reproduceOptions) error {
 	o := opts.RunOptions
 	o.BenchRepeats, o.BenchWarmup = 10, 2 // uhno bench's defaults
+	described := ""
+	if path := describedTask(o.DataDir); path != "" {
+		// A user's data file (uhno datagen --from): the grid is its base
+		// task's column, trained and evaluated on the described data.
+		tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(o.Grid.Tasks) == 0:
+			o.Grid.Tasks = []string{tf.Base}
+		case len(o.Grid.Tasks) != 1 || o.Grid.Tasks[0] != tf.Base:
+			return fmt.Errorf("reproduce: --data %s holds a task described on %s's settings; give --tasks %s or none", o.DataDir, tf.Base, tf.Base)
+		}
+		described = o.DataDir
+	}
 	o.Configure = func(task, mode string, steps int, sets []string) (config.Config, error) {
-		c := trainOptions{TrainOptions: experiment.TrainOptions{Env: experiment.Env{Out: io.Discard, Err: io.Discard}, Steps: steps},
+		c := trainOptions{TrainOptions: experiment.TrainOptions{Env: experiment.Env{Out: io.Discard, Err: io.Discard}, Steps: steps, DataDir: described},
 			Mode: mode, Load: loadRequest{Task: task, Sets: sets}}
 		if err := scaleWarmup(&c); err != nil {
 			return config.Config{}, err

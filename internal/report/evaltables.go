@@ -140,8 +140,8 @@ func (b *builder) evalSections(evals []evalInput) {
 		}
 		first = !slices.Contains(listed, e.file)
 		listed = append(listed, e.file)
-		b.evalTable(e, "Tab. main-acc", "rollout relL2", []metricCol{{eval.MetricRelL2, "relL2", &MainAcc, e.res.Task}}, true, first)
-		b.evalTable(e, "Tab. main-acc-h1", "rollout relH1", []metricCol{{eval.MetricRelH1, "relH1", &MainAccH1, e.res.Task}}, true, false)
+		b.evalTable(e, "Tab. main-acc", "rollout relL2", []metricCol{{eval.MetricRelL2, "relL2", &MainAcc, e.paperColumn()}}, true, first)
+		b.evalTable(e, "Tab. main-acc-h1", "rollout relH1", []metricCol{{eval.MetricRelH1, "relH1", &MainAccH1, e.paperColumn()}}, true, false)
 	}
 	b.printf("## Long-horizon stability (Tab. stability)\n\n")
 	for _, e := range evals {
@@ -154,7 +154,7 @@ func (b *builder) evalSections(evals []evalInput) {
 			b.printf("Task %s (%s) is a single prediction: no rollout, so no stability table.\n\n", e.res.Task, code(e.file))
 			continue
 		}
-		t := e.res.Task
+		t := e.paperColumn()
 		b.evalTable(e, "Tab. stability", "stability", []metricCol{
 			{eval.MetricMSE, "MSE", &Stability, t + "/mse"},
 			{eval.MetricEnergyDrift, "E-drift", &Stability, t + "/energy_drift"},
@@ -169,7 +169,7 @@ func (b *builder) evalSections(evals []evalInput) {
 		if !shown(e, 1) {
 			continue
 		}
-		t := e.res.Task
+		t := e.paperColumn()
 		b.evalTable(e, "Tab. spectral", "spectral error", []metricCol{
 			{eval.MetricBandLowPooled, "E_low pooled", &Spectral, t + "/band_low"},
 			{eval.MetricBandMidPooled, "E_mid pooled", &Spectral, t + "/band_mid"},
@@ -380,7 +380,7 @@ func joinSeeds(seeds []int64) string {
 // covered.
 func (b *builder) evalNotes(e evalInput, item string, paperTab *Table, keys []string, cols []metricCol, outside []string) {
 	r := e.res
-	task := r.Task
+	task := e.paperColumn()
 	where := fmt.Sprintf("%s, %s (%s)", item, task, e.file)
 	// like: this evaluation is at the horizon of the paper's table, so a
 	// different order is a contradiction; otherwise it is only reported.
@@ -391,6 +391,8 @@ func (b *builder) evalNotes(e evalInput, item string, paperTab *Table, keys []st
 	like := r.HorizonMult == paperMult
 	var notes []string
 	switch {
+	case paperTab == nil && e.described:
+		notes = append(notes, fmt.Sprintf("A user's data file (uhno datagen --from, %s): the paper has no values for it, ours only.", code(r.Data)))
 	case paperTab == nil:
 		notes = append(notes, fmt.Sprintf("The paper's %s has no %s column: ours only.", item, task))
 	case item == "Tab. stability" && r.HorizonMult != 4:
@@ -525,7 +527,7 @@ func (b *builder) fnoWider(evals []evalInput) {
 	var use []evalInput
 	for _, e := range evals {
 		keys := paperKeys(e.res.Models)
-		if (e.res.Task == "burgers" || e.res.Task == "cfd3d") && slices.Contains(keys, KeyUHNO) && slices.Contains(keys, KeyFNO) {
+		if !e.described && (e.res.Task == "burgers" || e.res.Task == "cfd3d") && slices.Contains(keys, KeyUHNO) && slices.Contains(keys, KeyFNO) {
 			use = append(use, e)
 		}
 	}

@@ -55,6 +55,20 @@ type Skip struct {
 type evalInput struct {
 	file string
 	res  eval.Results
+	// described is set for an evaluation on a user's data file (uhno
+	// datagen --from; data.source described): its task is only the base
+	// whose settings the runs took, so no paper value applies.
+	described bool
+}
+
+// paperColumn is the column of the paper's tables e's values sit beside:
+// its task, or none for described data (a name no table has, so the
+// tables print ours alone).
+func (e evalInput) paperColumn() string {
+	if e.described {
+		return "described data on " + e.res.Task + "'s settings"
+	}
+	return e.res.Task
 }
 
 type ablationInput struct {
@@ -283,7 +297,11 @@ func (in *inputs) readEval(path string, raw []byte) error {
 	if res.HorizonMult < 1 {
 		res.HorizonMult = 1
 	}
-	in.evals = append(in.evals, evalInput{file: path, res: res})
+	described := false
+	for _, m := range res.Models {
+		described = described || m.Config.Data.Source == config.SourceDescribed
+	}
+	in.evals = append(in.evals, evalInput{file: path, res: res, described: described})
 	in.used = append(in.used, Input{Path: filepath.Dir(path), File: path, Kind: KindEval})
 	return nil
 }
