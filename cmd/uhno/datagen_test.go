@@ -147,27 +147,30 @@ func TestTrainOnDescribedData(t *testing.T) {
 	}
 }
 
-// TestTrainOnWellAndGroups trains and evaluates U-HNO on a file in The
-// Well's layout (a scalar and a vector field: three channels) and FNO on
-// one in PDEBench's per-sample groups, each described by datagen --from.
-func TestTrainOnWellAndGroups(t *testing.T) {
+// TestTrainOnEveryLayout is issue 36's done-when on a freshly written
+// file in each layout (The Well 2D with a scalar and a vector field,
+// PDEBench's 1D tensor, 2D per-sample groups and 2D CFD fields, a plain
+// .npy): datagen --from, then train, eval and predict for U-HNO and FNO,
+// each with the file's channels by name and count.
+func TestTrainOnEveryLayout(t *testing.T) {
 	dir := t.TempDir()
-	const n, frames, nx, ny = 6, 12, 16, 16
-	wave := func(b, f, x, y, c int) float32 {
-		return float32(math.Sin(2*math.Pi*(float64(x)/nx+0.04*float64(f)+0.1*float64(b)+0.3*float64(c))) * math.Cos(2*math.Pi*float64(y)/ny))
+	const n, frames, nx, ny, nx1 = 6, 12, 16, 16, 32
+	wave := func(b, f, x, y, c, n0 int) float32 {
+		return float32(math.Sin(2*math.Pi*(float64(x)/float64(n0)+0.04*float64(f)+0.1*float64(b)+0.3*float64(c))) * math.Cos(2*math.Pi*float64(y)/ny))
 	}
-	field := func(comps int, perTraj bool) []float32 {
+	// field is [nb, frames, grid..., comps] of wave values (grid 1D or 2D).
+	field := func(nb, comps int, grid ...int) []float32 {
 		var v []float32
-		nb := n
-		if !perTraj {
-			nb = 1
+		ys := 1
+		if len(grid) > 1 {
+			ys = grid[1]
 		}
 		for b := range nb {
 			for f := range frames {
-				for x := range nx {
-					for y := range ny {
+				for x := range grid[0] {
+					for y := range ys {
 						for c := range comps {
-							v = append(v, wave(b, f, x, y, c))
+							v = append(v, wave(b, f, x, y, c, grid[0]))
 						}
 					}
 				}
@@ -182,8 +185,9 @@ func TestTrainOnWellAndGroups(t *testing.T) {
 		}
 		return v
 	}
-	well := filepath.Join(dir, "toy_well.hdf5")
-	err := h5test.WriteTree(well, []h5test.Node{
+	files := map[string]string{}
+	files["well"] = filepath.Join(dir, "toy_well.hdf5")
+	err := h5test.WriteTree(files["well"], []h5test.Node{
 		{Path: "", Attrs: map[string]any{"n_spatial_dims": 2, "n_trajectories": n, "grid_type": "cartesian", "dataset_name": "toy"}},
 		{Path: "dimensions", Group: true, Attrs: map[string]any{"spatial_dims": []string{"x", "y"}}},
 		{Path: "dimensions/time", Dims: []int{frames}, Data: coords(frames)},
@@ -192,48 +196,78 @@ func TestTrainOnWellAndGroups(t *testing.T) {
 		{Path: "boundary_conditions", Group: true},
 		{Path: "boundary_conditions/xy", Group: true, Attrs: map[string]any{"associated_dims": []string{"x", "y"}, "bc_type": "PERIODIC"}},
 		{Path: "t0_fields", Group: true, Attrs: map[string]any{"field_names": []string{"density"}}},
-		{Path: "t0_fields/density", Dims: []int{n, frames, nx, ny}, Data: field(1, true)},
+		{Path: "t0_fields/density", Dims: []int{n, frames, nx, ny}, Data: field(n, 1, nx, ny)},
 		{Path: "t1_fields", Group: true, Attrs: map[string]any{"field_names": []string{"velocity"}}},
-		{Path: "t1_fields/velocity", Dims: []int{n, frames, nx, ny, 2}, Data: field(2, true)},
+		{Path: "t1_fields/velocity", Dims: []int{n, frames, nx, ny, 2}, Data: field(n, 2, nx, ny)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	groups := filepath.Join(dir, "2D_diff-react.h5")
+	files["groups"] = filepath.Join(dir, "2D_diff-react.h5")
 	var nodes []h5test.Node
 	for b := range n {
 		g := fmt.Sprintf("%04d", b)
-		nodes = append(nodes, h5test.Node{Path: g, Group: true}, h5test.Node{Path: g + "/data", Dims: []int{frames, nx, ny, 2}, Data: field(2, false)},
+		nodes = append(nodes, h5test.Node{Path: g, Group: true}, h5test.Node{Path: g + "/data", Dims: []int{frames, nx, ny, 2}, Data: field(1, 2, nx, ny)},
 			h5test.Node{Path: g + "/grid", Group: true}, h5test.Node{Path: g + "/grid/x", Dims: []int{nx}, Data: coords(nx)},
 			h5test.Node{Path: g + "/grid/y", Dims: []int{ny}, Data: coords(ny)}, h5test.Node{Path: g + "/grid/t", Dims: []int{frames}, Data: coords(frames)})
 	}
-	if err := h5test.WriteTree(groups, nodes); err != nil {
+	if err := h5test.WriteTree(files["groups"], nodes); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ file, model, channels string }{
-		{well, "uhno", "density, velocity_x, velocity_y"},
-		{groups, "fno", "data_0, data_1"},
+	files["tensor"] = filepath.Join(dir, "1D_Burgers_Sols.hdf5")
+	if err := h5test.Write(files["tensor"], []h5test.Dataset{{Name: "tensor", Dims: []int{n, frames, nx1}, Data: field(n, 1, nx1)},
+		{Name: "x-coordinate", Dims: []int{nx1}, Data: coords(nx1)}, {Name: "t-coordinate", Dims: []int{frames + 1}, Data: coords(frames + 1)}},
+		map[string]any{"Nu": 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	files["cfd"] = filepath.Join(dir, "2D_CFD_Rand.hdf5")
+	cfd := []h5test.Dataset{{Name: "x-coordinate", Dims: []int{nx}, Data: coords(nx)}, {Name: "y-coordinate", Dims: []int{ny}, Data: coords(ny)},
+		{Name: "t-coordinate", Dims: []int{frames + 1}, Data: coords(frames + 1)}}
+	for _, f := range []string{"density", "pressure", "Vx", "Vy"} {
+		cfd = append(cfd, h5test.Dataset{Name: f, Dims: []int{n, frames, nx, ny}, Data: field(n, 1, nx, ny)})
+	}
+	if err := h5test.Write(files["cfd"], cfd, map[string]any{"M": 1.0}); err != nil {
+		t.Fatal(err)
+	}
+	files["npy"] = filepath.Join(dir, "plain.npy")
+	if err := npy.Write(files["npy"], []int{n, frames, nx, ny, 3}, field(n, 3, nx, ny)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		layout, channels string
+		grid             string
+	}{
+		{"well", "density, velocity_x, velocity_y", "[16 16]"},
+		{"tensor", "u", "[32]"},
+		{"groups", "data_0, data_1", "[16 16]"},
+		{"cfd", "density, pressure, Vx, Vy", "[16 16]"},
+		{"npy", "c0, c1, c2", "[16 16]"},
 	} {
-		task := filepath.Join(dir, tc.model+"-task")
-		if code, out, errOut := execute(t, "datagen", "--from", tc.file, "--out", task); code != 0 || !strings.Contains(out, "channels: "+tc.channels) {
-			t.Fatalf("datagen --from %s: code %d, out %q, err %q", tc.file, code, out, errOut)
-		}
-		run := filepath.Join(dir, "runs", tc.model)
-		code, out, errOut := execute(t, "train", "--data", task, "--model", tc.model, "--steps", "2", "--params", "0.06M", "--out", run, "--quiet")
-		if code != 0 || !strings.Contains(out, "(channels "+tc.channels+")") {
-			t.Fatalf("train on %s: code %d, out %q, err %q", tc.file, code, out, errOut)
-		}
-		if code, _, errOut := execute(t, "eval", "--checkpoint", run, "--out", filepath.Join(dir, tc.model+"-eval"), "--quiet"); code != 0 {
-			t.Fatalf("eval on %s: %s", tc.file, errOut)
-		}
-		// predict on the user's own file, read in its layout.
-		pred := filepath.Join(dir, tc.model+"-pred.npy")
-		code, out, errOut = execute(t, "predict", "--checkpoint", run, "--input", tc.file, "--out", pred, "--steps", "1", "--quiet")
-		if code != 0 || !strings.Contains(out, fmt.Sprintf("%d trajectories on grid [%d %d], 1 steps", n, nx, ny)) {
-			t.Fatalf("predict on %s: code %d, out %q, err %q", tc.file, code, out, errOut)
-		}
-		if h, err := npy.ReadHeader(pred); err != nil || len(h.Shape) != 5 || h.Shape[4] != strings.Count(tc.channels, ",")+1 {
-			t.Fatalf("prediction %s: header %+v, %v; want [n, 2, x, y, channels]", pred, h, err)
-		}
+		t.Run(tc.layout, func(t *testing.T) {
+			task := filepath.Join(dir, tc.layout+"-task")
+			if code, out, errOut := execute(t, "datagen", "--from", files[tc.layout], "--out", task); code != 0 || !strings.Contains(out, "channels: "+tc.channels) {
+				t.Fatalf("datagen --from: code %d, out %q, err %q", code, out, errOut)
+			}
+			nch := strings.Count(tc.channels, ",") + 1
+			for _, m := range []string{"uhno", "fno"} {
+				run := filepath.Join(dir, "runs", tc.layout+"-"+m)
+				code, out, errOut := execute(t, "train", "--data", task, "--model", m, "--steps", "2", "--params", "0.06M", "--out", run, "--quiet")
+				if code != 0 || !strings.Contains(out, "(channels "+tc.channels+")") {
+					t.Fatalf("train %s: code %d, out %q, err %q", m, code, out, errOut)
+				}
+				if code, _, errOut := execute(t, "eval", "--checkpoint", run, "--out", run+"-eval", "--quiet"); code != 0 {
+					t.Fatalf("eval %s: %s", m, errOut)
+				}
+				pred := run + "-pred.npy"
+				code, out, errOut = execute(t, "predict", "--checkpoint", run, "--input", files[tc.layout], "--out", pred, "--steps", "1", "--quiet")
+				if code != 0 || !strings.Contains(out, fmt.Sprintf("%d trajectories on grid %s, 1 steps", n, tc.grid)) {
+					t.Fatalf("predict %s: code %d, out %q, err %q", m, code, out, errOut)
+				}
+				h, err := npy.ReadHeader(pred)
+				if err != nil || h.Shape[0] != n || h.Shape[1] != 2 || (nch > 1 && h.Shape[len(h.Shape)-1] != nch) {
+					t.Fatalf("prediction %s: header %+v, %v; want [%d, 2, grid..., %d channels]", pred, h, err, n, nch)
+				}
+			}
+		})
 	}
 }
