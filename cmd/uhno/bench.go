@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
+	"uhno/internal/datagen"
 	"uhno/internal/experiment"
 )
 
@@ -18,8 +20,19 @@ type benchOptions = experiment.BenchOptions
 // newBenchCmd returns the `uhno bench` command; runF replaces benchRun in
 // tests.
 func newBenchCmd(out, errOut io.Writer, runF func(context.Context, *benchOptions) error) *cobra.Command {
-	opts := &benchOptions{Env: env(out, errOut),
-		Configure: func(task string) (config.Config, error) { return loadConfig(loadRequest{Task: task}) }}
+	var dataDir string
+	opts := &benchOptions{Env: env(out, errOut)}
+	opts.Configure = func(task string) (config.Config, error) {
+		req := loadRequest{Task: task}
+		if path := describedTask(dataDir); path != "" {
+			tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+			if err != nil {
+				return config.Config{}, err
+			}
+			req.Described, req.DescribedPath = &tf, path
+		}
+		return loadConfig(req)
+	}
 	var presets strings.Builder
 	for _, p := range experiment.BenchPresets() {
 		fmt.Fprintf(&presets, "  %-10s %s\n", p.Name, p.About)
@@ -65,6 +78,20 @@ a lower bound), and the rest of the step between the calls.`,
   uhno bench --preset burgers --op-times 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if path := describedTask(dataDir); path != "" {
+				// A described task (uhno datagen --from): its shape,
+				// channels and base task's settings.
+				tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+				if err != nil {
+					return err
+				}
+				if opts.Preset != "" || (opts.Task != "" && opts.Task != tf.Base) {
+					return fmt.Errorf("bench: --data %s holds a task described on %s's settings; give neither --preset nor another --task", dataDir, tf.Base)
+				}
+				opts.Task = tf.Base
+			} else if dataDir != "" {
+				return fmt.Errorf("bench: --data %s: no %s there; bench times a described task's shape (uhno datagen --from FILE --out DIR)", dataDir, datagen.TaskFileName)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -74,6 +101,7 @@ a lower bound), and the rest of the step between the calls.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Preset, "preset", "", "named shape set: "+strings.Join(experiment.PresetNames(), ", ")+" (default burgers)")
 	f.StringVar(&opts.Task, "task", "", "task: "+strings.Join(config.TaskNames(), ", "))
+	f.StringVar(&dataDir, "data", "", "a task uhno datagen --from described (DIR with task.json): bench at its grid and channels")
 	f.StringVar(&opts.Model, "model", "", "uhno or fno (default: both)")
 	f.StringVar(&opts.Mode, "mode", "", "U-HNO ablation mode A..I or full (default: the task's model.ablation)")
 	f.StringVar(&opts.Params, "params", "", "scale U-HNO's width to this parameter count, e.g. 0.62M, or text (Tab. per-task-hp exactly); FNO is matched to it")

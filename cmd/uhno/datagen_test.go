@@ -142,6 +142,12 @@ func TestTrainOnDescribedData(t *testing.T) {
 	if err != nil || !strings.Contains(string(report), "A user's data file (uhno datagen --from") {
 		t.Fatalf("report %v:\n%s", err, report)
 	}
+	// bench at the described shape: the batch (the 14 training pairs
+	// there are), history x channels, grid.
+	code, out, errOut = execute(t, "bench", "--data", task, "--model", "fno", "--params", "0.06M", "--repeats", "1", "--warmup", "0", "--quiet")
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("| 14x%dx%dx%d |", 10*c, nx, ny)) {
+		t.Fatalf("bench --data: code %d, out %q, err %q", code, out, errOut)
+	}
 	if code, _, errOut = execute(t, "reproduce", "--tasks", "burgers", "--data", task, "--out", rep, "--dry-run"); code == 0 || !strings.Contains(errOut, "give --tasks ns2d or none") {
 		t.Fatalf("reproduce --tasks burgers on ns2d-based data: code %d, err %q", code, errOut)
 	}
