@@ -88,7 +88,7 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&tables, "tables", nil, "tables: all or a comma-separated list of "+strings.Join(reproduce.TableNames, ", "))
-	f.StringSliceVar(&tasks, "tasks", nil, "tasks: all or a comma-separated list of "+strings.Join(config.TaskNames(), ", "))
+	f.StringSliceVar(&tasks, "tasks", nil, "tasks: all (the paper's columns) or a comma-separated list of "+strings.Join(config.TaskNames(), ", ")+"; a regime named (burgers-shock) gets Tab. main-acc's cells and, with --modes, the ablation, ours only")
 	f.StringSliceVar(&models, "models", nil, "models: all or a comma-separated list of "+strings.Join(reproduce.Models, ", ")+", fno-wider")
 	f.Int64SliceVar(&seeds, "seeds", nil, "training seeds, e.g. 0,1,2: every cell once per seed on the same data and test split (seed 0's runs are the one-seed grid's; seed s's in <task>/seed<s>/), evaluations merged over the seeds")
 	f.StringVar(&modes, "modes", "", "Tab. ablation-extra's modes beside Full: letters, ranges and lists (A-I, A,F); default all nine. given, a task named in --tasks gets them even where the paper has no ablation column")
@@ -225,5 +225,9 @@ the seed axis (a seed's cells follow the one before's).
 --modes A,F restricts Tab. ablation-extra to those modes beside Full
 (default all nine). The modes are planned on the table's paper columns
 (Burgers, NS-2D) and, with --modes, on every other task named in --tasks
-(not all), whose ablation the report shows without paper values.`
+(not all), whose ablation the report shows without paper values. A
+regime of a paper equation (burgers-shock, burgers-paper) named in
+--tasks gets Tab. main-acc's and main-acc-h1's cells as its own column,
+without paper values:
+  uhno reproduce --tables main-acc,ablation-extra --tasks burgers-shock --models uhno,fno --modes A,F --seeds 0,1,2 --schedule cpu5k`
 )

@@ -276,7 +276,7 @@ func (o *RunOptions) merge(m Merge) (dir, note string, err error) {
 // gridTasks are the tasks of the grid's runs, in the paper's order.
 func gridTasks(g *Grid) []string {
 	var out []string
-	for _, task := range config.PaperTaskNames() {
+	for _, task := range config.TaskNames() {
 		if slices.ContainsFunc(g.Runs, func(r Cell) bool { return r.Task == task }) {
 			out = append(out, task)
 		}

@@ -226,8 +226,20 @@ func ablationTasks(want []string, modes string) []string {
 	if modes == "" || (len(want) == 1 && want[0] == "all") {
 		return out
 	}
-	for _, t := range config.PaperTaskNames() {
+	for _, t := range config.TaskNames() {
 		if slices.Contains(want, t) && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// regimes are the tasks of tasks that are not paper columns (a regime of
+// a paper equation, such as burgers-shock), in order.
+func regimes(tasks []string) []string {
+	var out []string
+	for _, t := range tasks {
+		if !slices.Contains(config.PaperTaskNames(), t) {
 			out = append(out, t)
 		}
 	}
@@ -241,7 +253,13 @@ func Plan(o Options) (*Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := selected("tasks", o.Tasks, config.PaperTaskNames())
+	// "all" is the paper's columns; a regime (burgers-shock) is planned
+	// when named.
+	taskList := config.TaskNames()
+	if len(o.Tasks) == 0 || (len(o.Tasks) == 1 && o.Tasks[0] == "all") {
+		taskList = config.PaperTaskNames()
+	}
+	tasks, err := selected("tasks", o.Tasks, taskList)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +312,11 @@ func Plan(o Options) (*Grid, error) {
 		case "main-acc", "main-acc-h1", "stability", "spectral":
 			t := map[string]*report.Table{"main-acc": &report.MainAcc, "main-acc-h1": &report.MainAccH1,
 				"stability": &report.Stability, "spectral": &report.Spectral}[tb]
-			for _, task := range taskColumns(t) {
+			cols := taskColumns(t)
+			if tb == "main-acc" || tb == "main-acc-h1" {
+				cols = append(cols, regimes(tasks)...) // ours only: the paper has no such column
+			}
+			for _, task := range cols {
 				for _, m := range Models {
 					add(task, m, "", tb)
 				}
@@ -330,7 +352,7 @@ func Plan(o Options) (*Grid, error) {
 		if mi < 0 {
 			mi = len(Models)
 		}
-		return slices.Index(config.PaperTaskNames(), r.Task), mi, slices.Index(Modes, r.Mode)
+		return slices.Index(config.TaskNames(), r.Task), mi, slices.Index(Modes, r.Mode)
 	}
 	sort.SliceStable(g.Runs, func(i, j int) bool {
 		if si, sj := slices.Index(seeds, g.Runs[i].Seed), slices.Index(seeds, g.Runs[j].Seed); si != sj {
@@ -376,7 +398,7 @@ func perSeed(base []Cell, seeds []int64) []Cell {
 // seeds (Merge).
 func planEvals(g *Grid) {
 	seeds := g.Seeds
-	for _, task := range config.PaperTaskNames() {
+	for _, task := range config.TaskNames() {
 		merges := map[int]*Merge{}
 		for _, sd := range seeds {
 			var all, stab []string

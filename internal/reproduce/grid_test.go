@@ -141,6 +141,9 @@ func TestPlanModes(t *testing.T) {
 			[]string{"ns2d/uhno", "ns2d/ablate/C", "ns2d/ablate/D", "ns2d/ablate/E"}},
 		{"no --modes: AC-2D has no paper column", Options{Tables: []string{"main-acc", "ablation-extra"}, Tasks: []string{"ac2d"},
 			Models: []string{"uhno"}}, []string{"ac2d/uhno"}},
+		{"a regime, named: its accuracy cells and ablation, ours only", Options{Tables: []string{"main-acc", "stability", "ablation-extra"},
+			Tasks: []string{"burgers-shock"}, Models: []string{"uhno", "fno"}, Modes: "F"},
+			[]string{"burgers-shock/fno", "burgers-shock/uhno", "burgers-shock/ablate/F"}},
 		{"--tasks all: the paper's columns", Options{Tables: []string{"ablation-extra"}, Tasks: []string{"all"}, Modes: "B"},
 			[]string{"burgers/uhno", "burgers/ablate/B", "ns2d/uhno", "ns2d/ablate/B"}},
 	} {
