@@ -271,14 +271,9 @@ func Plan(o Options) (*Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	seeds := slices.Clone(o.Seeds)
-	if len(seeds) == 0 {
-		seeds = []int64{0}
-	}
-	for i, sd := range seeds {
-		if sd < 0 || slices.Contains(seeds[:i], sd) {
-			return nil, fmt.Errorf("--seeds: %d: want distinct seeds >= 0, such as 0,1,2", sd)
-		}
+	seeds, err := planSeeds(o.Seeds)
+	if err != nil {
+		return nil, err
 	}
 	g := &Grid{Tables: tables, Seeds: seeds}
 	byDir := map[string]int{}
@@ -343,10 +338,34 @@ func Plan(o Options) (*Grid, error) {
 		}
 	}
 	g.Runs = perSeed(g.Runs, seeds)
-	// Runs in a stable order: by seed in the order given, then task in
-	// the paper's order, then models in the paper's order, then modes;
-	// the index is the cell number (seed 0 first keeps a one-seed grid's
-	// numbers).
+	sortCells(g.Runs, seeds)
+	planEvals(g)
+	if len(g.Runs) == 0 && len(g.Bench) == 0 {
+		return nil, fmt.Errorf("the grid is empty: tables %s have no cell among tasks %s and models %s",
+			strings.Join(tables, ","), strings.Join(tasks, ","), strings.Join(models, ","))
+	}
+	return g, nil
+}
+
+// planSeeds checks --seeds: distinct seeds >= 0; none is seed 0 alone.
+func planSeeds(given []int64) ([]int64, error) {
+	seeds := slices.Clone(given)
+	if len(seeds) == 0 {
+		seeds = []int64{0}
+	}
+	for i, sd := range seeds {
+		if sd < 0 || slices.Contains(seeds[:i], sd) {
+			return nil, fmt.Errorf("--seeds: %d: want distinct seeds >= 0, such as 0,1,2", sd)
+		}
+	}
+	return seeds, nil
+}
+
+// sortCells puts the runs in a stable order: by seed in the order given,
+// then task in the paper's order (regimes after), then models in the
+// paper's order, then modes; the index is the cell number (seed 0 first
+// keeps a one-seed grid's numbers).
+func sortCells(runs []Cell, seeds []int64) {
 	rank := func(r Cell) (int, int, int) {
 		mi := slices.Index(Models, r.Model)
 		if mi < 0 {
@@ -354,12 +373,12 @@ func Plan(o Options) (*Grid, error) {
 		}
 		return slices.Index(config.TaskNames(), r.Task), mi, slices.Index(Modes, r.Mode)
 	}
-	sort.SliceStable(g.Runs, func(i, j int) bool {
-		if si, sj := slices.Index(seeds, g.Runs[i].Seed), slices.Index(seeds, g.Runs[j].Seed); si != sj {
+	sort.SliceStable(runs, func(i, j int) bool {
+		if si, sj := slices.Index(seeds, runs[i].Seed), slices.Index(seeds, runs[j].Seed); si != sj {
 			return si < sj
 		}
-		ai, aj, ak := rank(g.Runs[i])
-		bi, bj, bk := rank(g.Runs[j])
+		ai, aj, ak := rank(runs[i])
+		bi, bj, bk := rank(runs[j])
 		if ai != bi {
 			return ai < bi
 		}
@@ -368,12 +387,6 @@ func Plan(o Options) (*Grid, error) {
 		}
 		return ak < bk
 	})
-	planEvals(g)
-	if len(g.Runs) == 0 && len(g.Bench) == 0 {
-		return nil, fmt.Errorf("the grid is empty: tables %s have no cell among tasks %s and models %s",
-			strings.Join(tables, ","), strings.Join(tasks, ","), strings.Join(models, ","))
-	}
-	return g, nil
 }
 
 // perSeed is one copy of every cell of base (seed 0's layout) per seed,
