@@ -165,7 +165,7 @@ func datagenFrom(opts *datagenOptions) error {
 		for _, c := range d.Constants {
 			cs = append(cs, c.Name)
 		}
-		fmt.Fprintf(opts.Out, "constant inputs: %s\n", strings.Join(cs, ", "))
+		fmt.Fprintf(opts.Out, "constant inputs: %s (described; not yet given to the models, which see the time-dependent channels only)\n", strings.Join(cs, ", "))
 	}
 	for _, a := range d.Assumed {
 		fmt.Fprintf(opts.Out, "assumed: %s\n", a)
