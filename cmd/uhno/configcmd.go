@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
 	"uhno/internal/config"
+	"uhno/internal/datagen"
 )
 
 // configOptions are the inputs of `uhno config`.
@@ -18,6 +20,8 @@ type configOptions struct {
 	Load loadRequest
 	// JSON selects JSON output instead of YAML.
 	JSON bool
+	// DataDir is --data: a task uhno datagen --from described there.
+	DataDir string
 }
 
 // newConfigCmd returns the `uhno config` command. runF runs the parsed
@@ -39,10 +43,22 @@ Unknown keys, values of the wrong type and values out of range are errors
 that name the key, the value and what is allowed. The output is itself a
 valid --config file.`,
 		Example: `  uhno config --task burgers
+  uhno config --data tasks/mine          # the task uhno datagen --from made
   uhno config --task ns2d --set optim.batch=8 --json
   UHNO_MODEL_C0=48 uhno config --task ks --config my.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.DataDir != "" {
+				path := describedTask(opts.DataDir)
+				if path == "" {
+					return fmt.Errorf("config: --data %s: no %s there (uhno datagen --from FILE --out DIR writes it)", opts.DataDir, datagen.TaskFileName)
+				}
+				tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+				if err != nil {
+					return err
+				}
+				opts.Load.Described, opts.Load.DescribedPath = &tf, path
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -56,6 +72,7 @@ valid --config file.`,
 	// contain commas.
 	f.StringArrayVar(&opts.Load.Sets, "set", nil, "override one key, key=value (repeatable)")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON instead of YAML")
+	f.StringVar(&opts.DataDir, "data", "", "the task uhno datagen --from described in DIR: its base task's file with the description's values over it")
 	return cmd
 }
 
@@ -90,6 +107,9 @@ func configRun(opts *configOptions) error {
 // sourcesLine describes the merged sources for the YAML header comment.
 func sourcesLine(req loadRequest) string {
 	parts := []string{"built-in"}
+	if req.Described != nil {
+		parts = append(parts, "task description "+req.DescribedPath)
+	}
 	if req.File != "" {
 		parts = append(parts, req.File)
 	}

@@ -107,6 +107,11 @@ func TestTrainOnDescribedData(t *testing.T) {
 	if code, _, errOut := execute(t, "datagen", "--from", file, "--out", task, "--channels", "u,v", "--dt", "0.05"); code != 0 {
 		t.Fatalf("datagen --from: %s", errOut)
 	}
+	// config --data shows the task it made.
+	if code, out, errOut := execute(t, "config", "--data", task); code != 0 || !strings.Contains(out, "task description "+filepath.Join(task, "task.json")) ||
+		!strings.Contains(out, "source: described") || !strings.Contains(out, "inputs: [u, v]") {
+		t.Fatalf("config --data: code %d, out %q, err %q", code, out, errOut)
+	}
 	var runs []string
 	for _, m := range []string{"uhno", "fno"} {
 		run := filepath.Join(dir, "runs", m)
