@@ -136,6 +136,19 @@ func TestTrainOnDescribedData(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "F: NoSPAR") {
 		t.Fatalf("ablate: code %d, out %q, err %q", code, out, errOut)
 	}
+	// Coordinate channels on a rolled-out task (a wall needs the model to
+	// know where it is): trained, rolled out and predicted with the same
+	// channels after the history frames at every step.
+	co := filepath.Join(dir, "runs", "uhno-coords")
+	if code, out, errOut := execute(t, "train", "--data", task, "--steps", "2", "--params", "0.06M", "--set", "data.coordinates=true", "--out", co, "--quiet"); code != 0 {
+		t.Fatalf("train with coordinates: code %d, out %q, err %q", code, out, errOut)
+	}
+	if code, _, errOut := execute(t, "eval", "--checkpoint", co, "--out", co+"-eval", "--quiet"); code != 0 {
+		t.Fatalf("eval with coordinates: %s", errOut)
+	}
+	if code, _, errOut := execute(t, "predict", "--checkpoint", co, "--input", file, "--out", co+"-pred.npy", "--steps", "2", "--quiet"); code != 0 {
+		t.Fatalf("predict with coordinates: %s", errOut)
+	}
 	// The side-by-side table on the user's data: the grid is the base's
 	// column, its report has ours alone.
 	rep := filepath.Join(dir, "reproduce")

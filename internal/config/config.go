@@ -120,8 +120,9 @@ type Data struct {
 	Rollout int `yaml:"rollout" json:"rollout"`
 	// Coordinates appends one input channel per grid axis holding the
 	// point's coordinate, linspace(0, 1, N) along that axis (the FNO
-	// reference code's (a, x, y) input), after the fields. Static tasks
-	// only. Without it every model here is equivariant to cyclic shifts of
+	// reference code's (a, x, y) input), after the fields (on a rolled-out
+	// task, after the history frames, the same at every step: a task with
+	// walls). Without it every model here is equivariant to cyclic shifts of
 	// its input (periodic FFTs, circular padding), so on a Dirichlet
 	// problem it cannot tell where the walls are (docs/DECISIONS.md,
 	// D-coordinate-channels).

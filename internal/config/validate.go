@@ -347,9 +347,6 @@ func (c *Config) validateData(spec TaskSpec) error {
 	if err := c.validateSizes(); err != nil {
 		return err
 	}
-	if d.Coordinates && !spec.Static {
-		return bad("data.coordinates", d.Coordinates, "false: coordinate channels are for static tasks (task %s is rolled out)", spec.Name)
-	}
 	if spec.Static {
 		return firstFailure(
 			check{d.Snapshots == 1, "data.snapshots", d.Snapshots, fmt.Sprintf("1 (task %s is static: a -> u)", spec.Name)},

@@ -123,8 +123,6 @@ func TestValidateErrors(t *testing.T) {
 			`config: key data.pairs_per_trajectory: got 51, want 1..50 (data.snapshots - data.history)`},
 		{"static task with a rollout", "darcy", func(c *Config) { c.Data.Rollout = 5 },
 			`config: key data.rollout: got 5, want 1 (task darcy is static)`},
-		{"coordinates on a rolled-out task", "ns2d", func(c *Config) { c.Data.Coordinates = true },
-			`config: key data.coordinates: got true, want false: coordinate channels are for static tasks (task ns2d is rolled out)`},
 
 		// loss
 		{"negative H1 weight", "burgers", func(c *Config) { c.Loss.LambdaH1 = -1e-3 },

@@ -35,7 +35,8 @@ type Sampling struct {
 	Pairs int
 	// Coordinates appends one input channel per grid axis after the
 	// fields, holding the point's coordinate along that axis,
-	// linspace(0, 1, N) (CoordinateChannel names them). Static data only.
+	// linspace(0, 1, N) (CoordinateChannel names them); on time-dependent
+	// data after the H frames, the same in every window.
 	Coordinates bool
 }
 
@@ -102,9 +103,6 @@ type Plan struct {
 // count.
 func (d *Dataset) Plan(s Sampling) (*Plan, error) {
 	p := &Plan{d: d, inputs: s.Inputs, outputs: s.Outputs, history: max(s.History, 1), static: d.frames == 1, coords: s.Coordinates}
-	if p.coords && !p.static {
-		return nil, fmt.Errorf("data: %s: coordinate channels are for static data (1 frame per sample); this file has %d frames", d.path, d.frames)
-	}
 	if p.inputs == nil {
 		p.inputs = d.fields
 		if d.format == FormatDarcy {

@@ -51,7 +51,7 @@ func TestPairCounts(t *testing.T) {
 		{"config names, 2D", twoD, Sampling{Inputs: []string{"vorticity"}, Outputs: []string{"vorticity"}, History: 10, Pairs: 10}, 10, 20, []int{1, 10, 4}, []int{1, 1, 4}, ""},
 		{"Darcy unknown", darcy, Sampling{Inputs: []string{"k"}}, 0, 0, nil, nil, `no field "k"; the 2D Darcy (nu [b, x, y], tensor [b, 1, x, y]) layout has [nu tensor]`},
 		{"Darcy with coordinates", darcy, Sampling{Coordinates: true}, 1, 1, []int{1, 3, 4, 4}, []int{1, 1, 4, 4}, ""},
-		{"coordinates on time series", twoD, Sampling{History: 10, Coordinates: true}, 0, 0, nil, nil, "coordinate channels are for static data (1 frame per sample); this file has 50 frames"},
+		{"coordinates on a time series: after the H frames", twoD, Sampling{History: 10, Coordinates: true}, 40, 50, []int{1, 11, 4}, []int{1, 1, 4}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -116,7 +116,7 @@ func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, o
 	}
 	inCh, outCh := p.InputChannels(), p.TargetChannels()
 	h := p.History()
-	nIn := len(inCh) / h
+	nIn := (len(inCh) - fixedChannels(inCh)) / h
 	if !static && !slices.Equal(inCh[:nIn], outCh) {
 		return nil, fmt.Errorf("eval: an autoregressive rollout needs the predicted fields to be the input fields; the model maps %v to %v", inCh[:nIn], outCh)
 	}
@@ -238,7 +238,7 @@ func (s *Stepper) Close() { s.tp.Release() }
 // physical units, [nb, len(inCh), grid...]; Run normalises it in place and
 // then shifts it as the rollout goes: after step t the oldest frame is
 // dropped and the (normalised) prediction appended, so step t+1 sees the
-// last H frames. each is called after every step t = 1..steps with the
+// last H frames; coordinate channels after the frames stay. each is called after every step t = 1..steps with the
 // prediction de-normalised to physical units, [nb, len(outCh), grid...],
 // valid during the call, and the model's diagnostics of that step; an
 // error from each stops the rollout. A rollout of more than one step needs
@@ -253,6 +253,9 @@ func (s *Stepper) Run(ctx context.Context, x []float32, nb, steps int, each func
 		s.stats.Normalize(x, s.inCh, pts)
 	}
 	inLen, outLen := s.inLen, s.outLn
+	// The window is the history frames; coordinate channels after it
+	// stay as they are.
+	win := inLen - fixedChannels(s.inCh)*pts
 	for t := 1; t <= steps; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -268,15 +271,33 @@ func (s *Stepper) Run(ctx context.Context, x []float32, nb, steps int, each func
 		if err := each(t, phys, aux); err != nil {
 			return err
 		}
-		if t < steps { // shift the window: drop the oldest frame, append the prediction
-			for k := range nb {
-				xk := x[k*inLen : (k+1)*inLen]
-				copy(xk, xk[outLen:])
-				copy(xk[inLen-outLen:], y[k*outLen:(k+1)*outLen])
-			}
+		if t < steps {
+			shiftWindow(x, y, nb, inLen, outLen, win)
 		}
 	}
 	return nil
+}
+
+// shiftWindow advances nb input windows of inLen values by one step: in
+// each, the first win values (the history frames) drop their oldest frame
+// and take y's prediction (outLen values a sample) as the newest; the
+// values after win (coordinate channels) stay.
+func shiftWindow(x, y []float32, nb, inLen, outLen, win int) {
+	for k := range nb {
+		xk := x[k*inLen : k*inLen+win]
+		copy(xk, xk[outLen:])
+		copy(xk[win-outLen:], y[k*outLen:(k+1)*outLen])
+	}
+}
+
+// fixedChannels counts the coordinate channels at the end of the input
+// channels (data.IsCoordinate): the same at every rollout step.
+func fixedChannels(inCh []string) int {
+	n := 0
+	for n < len(inCh) && data.IsCoordinate(inCh[len(inCh)-1-n]) {
+		n++
+	}
+	return n
 }
 
 // frameOf copies frame f of the given resident fields out of a block laid

@@ -77,7 +77,7 @@ func Predict(ctx context.Context, opts *PredictOptions) error {
 		return AsCommand("predict", err)
 	}
 	fmt.Fprintf(opts.Out, "%s: %s, checkpoint %s (step %d)\n", m.Name(), desc, wdir, ws.Step)
-	pm := predict.Model{Net: m, Backend: backend, Fields: fields, History: history, Grid: cfg.PDE.Grid, Domain: cfg.PDE.Domain,
+	pm := predict.Model{Net: m, Backend: backend, Fields: fields, History: history, Coordinates: cfg.Data.Coordinates, Grid: cfg.PDE.Grid, Domain: cfg.PDE.Domain,
 		Stats: stats, About: fmt.Sprintf("%s, checkpoint %s (step %d)", m.Name(), wdir, ws.Step)}
 	if cfg.PDE.TEnd > 0 && cfg.Data.Snapshots > 1 {
 		pm.Dt = cfg.PDE.TEnd / float64(cfg.Data.Snapshots-1)

@@ -25,6 +25,9 @@ type Model struct {
 	Fields []string
 	// History is H, the input frames per sample (data.history).
 	History int
+	// Coordinates appends one channel per grid axis after the H frames
+	// (data.coordinates), the same at every step, as training did.
+	Coordinates bool
 	// Grid is the training grid; Domain the task's box per axis (for
 	// coordinates when the input has none).
 	Grid   []int
@@ -276,6 +279,14 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 	for range h {
 		inCh = append(inCh, m.Fields...)
 	}
+	nco := 0
+	if m.Coordinates {
+		nco = len(grid)
+		for a := range grid {
+			inCh = append(inCh, data.CoordinateChannel(a))
+		}
+	}
+	inLen := h*frameLen + nco*pts
 	st := eval.NewStepper(m.Net, m.Backend, inCh, m.Fields, grid, m.Stats)
 	defer st.Close()
 	var rel [][]float64 // [step][trajectory]
@@ -288,18 +299,22 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		}
 		group := trajs[lo:min(lo+opt.Batch, len(trajs))]
 		nb := len(group)
-		x := make([]float32, nb*h*frameLen)
+		x := make([]float32, nb*inLen)
 		outs := make([][]float32, nb)
 		var truth [][]float32
 		if ref != nil {
 			truth = make([][]float32, nb)
 		}
 		for k, i := range group {
-			if err := src.Read(x[k*h*frameLen:(k+1)*h*frameLen], i, 0, h); err != nil {
+			xk := x[k*inLen : (k+1)*inLen]
+			if err := src.Read(xk[:h*frameLen], i, 0, h); err != nil {
 				return nil, err
 			}
+			for a := range nco {
+				data.FillCoordinate(xk[h*frameLen+a*pts:h*frameLen+(a+1)*pts], grid, a)
+			}
 			outs[k] = make([]float32, (steps+1)*frameLen)
-			copy(outs[k], x[(k*h+h-1)*frameLen:(k*h+h)*frameLen])
+			copy(outs[k], xk[(h-1)*frameLen:h*frameLen])
 			if ref != nil {
 				truth[k] = make([]float32, steps*frameLen)
 				if err := ref.Read(truth[k], i, h, steps); err != nil {
