@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"uhno/internal/config"
-	"uhno/internal/datagen"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
 	"uhno/internal/experiment"
@@ -61,13 +59,11 @@ overwritten.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.WarmupSet = cmd.Flags().Changed("warmup")
 			opts.DynamicsSet = cmd.Flags().Changed("dynamics-every")
-			if path := describedTask(opts.DataDir); path != "" && !cmd.Flags().Changed("task") {
-				// A described task (uhno datagen --from): its base task,
-				// not --task's default.
-				tf, err := datagen.ReadTaskFile(filepath.Dir(path))
-				if err != nil {
-					return err
-				}
+			// A described task (uhno datagen --from): its base task, not
+			// --task's default.
+			if tf, _, err := describedIn(opts.DataDir); err != nil {
+				return err
+			} else if tf != nil && !cmd.Flags().Changed("task") {
 				opts.Task = tf.Base
 			}
 			if runF != nil {

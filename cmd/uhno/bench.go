@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,13 +22,9 @@ func newBenchCmd(out, errOut io.Writer, runF func(context.Context, *benchOptions
 	var dataDir string
 	opts := &benchOptions{Env: env(out, errOut)}
 	opts.Configure = func(task string) (config.Config, error) {
-		req := loadRequest{Task: task}
-		if path := describedTask(dataDir); path != "" {
-			tf, err := datagen.ReadTaskFile(filepath.Dir(path))
-			if err != nil {
-				return config.Config{}, err
-			}
-			req.Described, req.DescribedPath = &tf, path
+		req, err := withDescribed(loadRequest{Task: task}, dataDir)
+		if err != nil {
+			return config.Config{}, err
 		}
 		return loadConfig(req)
 	}
@@ -78,13 +73,13 @@ a lower bound), and the rest of the step between the calls.`,
   uhno bench --preset burgers --op-times 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path := describedTask(dataDir); path != "" {
+			tf, _, err := describedIn(dataDir)
+			if err != nil {
+				return err
+			}
+			if tf != nil {
 				// A described task (uhno datagen --from): its shape,
 				// channels and base task's settings.
-				tf, err := datagen.ReadTaskFile(filepath.Dir(path))
-				if err != nil {
-					return err
-				}
 				if opts.Preset != "" || (opts.Task != "" && opts.Task != tf.Base) {
 					return fmt.Errorf("bench: --data %s holds a task described on %s's settings; give neither --preset nor another --task", dataDir, tf.Base)
 				}

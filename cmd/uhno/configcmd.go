@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,15 +48,14 @@ valid --config file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.DataDir != "" {
-				path := describedTask(opts.DataDir)
-				if path == "" {
-					return fmt.Errorf("config: --data %s: no %s there (uhno datagen --from FILE --out DIR writes it)", opts.DataDir, datagen.TaskFileName)
-				}
-				tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+				req, err := withDescribed(opts.Load, opts.DataDir)
 				if err != nil {
 					return err
 				}
-				opts.Load.Described, opts.Load.DescribedPath = &tf, path
+				if req.Described == nil {
+					return fmt.Errorf("config: --data %s: no %s there (uhno datagen --from FILE --out DIR writes it)", opts.DataDir, datagen.TaskFileName)
+				}
+				opts.Load = req
 			}
 			if runF != nil {
 				return runF(opts)

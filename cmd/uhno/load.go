@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -258,4 +259,29 @@ func parseSets(sets []string) (map[string]any, error) {
 		vals[key] = value
 	}
 	return vals, nil
+}
+
+// describedIn reads the task uhno datagen --from wrote into dir (nil, and
+// no error, when dir holds none), with its task.json's path.
+func describedIn(dir string) (*datagen.TaskFile, string, error) {
+	path := describedTask(dir)
+	if path == "" {
+		return nil, "", nil
+	}
+	tf, err := datagen.ReadTaskFile(filepath.Dir(path))
+	if err != nil {
+		return nil, "", err
+	}
+	return &tf, path, nil
+}
+
+// withDescribed is req with the task described in dir as its described
+// layer (req itself when dir holds none).
+func withDescribed(req loadRequest, dir string) (loadRequest, error) {
+	tf, path, err := describedIn(dir)
+	if err != nil || tf == nil {
+		return req, err
+	}
+	req.Described, req.DescribedPath = tf, path
+	return req, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 
 	"uhno/internal/atomicfile"
 	"uhno/internal/config"
-	"uhno/internal/datagen"
 	"uhno/internal/eval"
 	"uhno/internal/experiment"
 	"uhno/internal/reproduce"
@@ -120,13 +118,13 @@ func reproduceRun(ctx context.Context, opts *reproduceOptions) error {
 	o := opts.RunOptions
 	o.BenchRepeats, o.BenchWarmup = 10, 2 // uhno bench's defaults
 	described := ""
-	if path := describedTask(o.DataDir); path != "" {
+	tf, _, err := describedIn(o.DataDir)
+	if err != nil {
+		return err
+	}
+	if tf != nil {
 		// A user's data file (uhno datagen --from): the grid is its base
 		// task's column, trained and evaluated on the described data.
-		tf, err := datagen.ReadTaskFile(filepath.Dir(path))
-		if err != nil {
-			return err
-		}
 		switch {
 		case len(o.Grid.Tasks) == 0:
 			o.Grid.Tasks = []string{tf.Base}

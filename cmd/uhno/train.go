@@ -235,12 +235,9 @@ func scaleWarmup(opts *trainOptions) error {
 func trainLoad(opts *trainOptions) (loadRequest, error) {
 	load := opts.Load
 	load.Sets = append([]string(nil), load.Sets...)
-	if path := describedTask(opts.DataDir); path != "" {
-		tf, err := datagen.ReadTaskFile(filepath.Dir(path))
-		if err != nil {
-			return load, err
-		}
-		load.Described, load.DescribedPath = &tf, path
+	load, err := withDescribed(load, opts.DataDir)
+	if err != nil {
+		return load, err
 	}
 	if opts.Mode != "" {
 		mode := opts.Mode
