@@ -275,17 +275,7 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		}
 	}()
 
-	inCh := make([]string, 0, h*c)
-	for range h {
-		inCh = append(inCh, m.Fields...)
-	}
-	nco := 0
-	if m.Coordinates {
-		nco = len(grid)
-		for a := range grid {
-			inCh = append(inCh, data.CoordinateChannel(a))
-		}
-	}
+	inCh, nco := m.inputChannels(grid)
 	inLen := h*frameLen + nco*pts
 	st := eval.NewStepper(m.Net, m.Backend, inCh, m.Fields, grid, m.Stats)
 	defer st.Close()
@@ -356,6 +346,22 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		res.Score = score(rel, opt.Resamples, opt.Seed)
 	}
 	return res, nil
+}
+
+// inputChannels are the model's input channels, as training laid them
+// out: the fields of each of the H history frames, then one coordinate
+// channel per grid axis when the run has them (nco of them).
+func (m Model) inputChannels(grid []int) (inCh []string, nco int) {
+	for range m.History {
+		inCh = append(inCh, m.Fields...)
+	}
+	if m.Coordinates {
+		nco = len(grid)
+		for a := range grid {
+			inCh = append(inCh, data.CoordinateChannel(a))
+		}
+	}
+	return inCh, nco
 }
 
 // checkOutput refuses a missing output file or one that is an input.
