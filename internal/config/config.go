@@ -36,7 +36,10 @@ type PDE struct {
 	// SolverGrid is the resolution the data generator solves on before
 	// subsampling to Grid (a multiple of Grid per axis); empty means Grid.
 	SolverGrid []int `yaml:"solver_grid,omitempty,flow" json:"solver_grid,omitempty"`
-	// Boundary is "periodic" or "dirichlet".
+	// Boundary is "periodic" or "dirichlet": not periodic, so derivatives
+	// (H1 loss, metrics) are one-sided at the ends and GNO's graph does
+	// not wrap; a user's file with walls or open ends on any axis gets it
+	// from uhno datagen --from.
 	Boundary string `yaml:"boundary" json:"boundary"`
 
 	// Nu is the viscosity (Burgers, 2D Navier–Stokes).

@@ -250,7 +250,15 @@ func (c *Config) validatePDE(spec TaskSpec) error {
 			return bad("pde.grid", p.Grid, "at most %d cells per axis", maxAxis)
 		}
 	}
-	if p.Boundary != spec.Boundary {
+	switch {
+	case c.Data.Source == SourceDescribed:
+		// A user's file sets it: dirichlet when an axis has walls or is
+		// open (one-sided differences there in the H1 loss and the
+		// metrics, no wrapped graph edges; D-described-boundary).
+		if p.Boundary != "periodic" && p.Boundary != "dirichlet" {
+			return bad("pde.boundary", p.Boundary, "periodic or dirichlet (any axis with walls or open ends)")
+		}
+	case p.Boundary != spec.Boundary:
 		return bad("pde.boundary", p.Boundary, "%q (task %s, App. B)", spec.Boundary, spec.Name)
 	}
 	for _, v := range c.taskValues() {

@@ -166,7 +166,8 @@ func planTask(d layout.Description, opt FromOptions) (TaskFile, error) {
 // --set, which override them): the described file as the data
 // (data.source described, data.file the task description at path), its
 // grid and lengths, frames, split, channels as the fields read and
-// predicted, and the rollout the frames allow.
+// predicted, the rollout the frames allow, and pde.boundary dirichlet
+// (not periodic) when an axis has walls or open ends.
 func (tf TaskFile) Values(path string) map[string]any {
 	d := tf.Description
 	names := d.ChannelNames()
@@ -184,6 +185,9 @@ func (tf TaskFile) Values(path string) map[string]any {
 		"data.rollout":              tf.Rollout,
 		"data.pairs_per_trajectory": tf.Pairs,
 		"optim.batch":               tf.Batch,
+	}
+	if !d.Periodic() {
+		v["pde.boundary"] = "dirichlet"
 	}
 	if tf.SolverTime {
 		v["pde.dt"], v["pde.t_end"] = d.Dt, d.Dt*float64(d.Frames-1)
