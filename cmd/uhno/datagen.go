@@ -160,12 +160,12 @@ func datagenFrom(opts *datagenOptions) error {
 	}
 	fmt.Fprintf(opts.Out, "%s: %s layout, %dD: %s; %d trajectories of %d frames, dt %g\n", d.File, d.Layout, d.Dim, strings.Join(axes, ", "), d.Trajectories, d.Frames, d.Dt)
 	fmt.Fprintf(opts.Out, "channels: %s\n", strings.Join(d.ChannelNames(), ", "))
-	if len(d.Constants) > 0 {
-		var cs []string
-		for _, c := range d.Constants {
-			cs = append(cs, c.Name)
-		}
-		fmt.Fprintf(opts.Out, "constant inputs: %s (described; not yet given to the models, which see the time-dependent channels only)\n", strings.Join(cs, ", "))
+	in, out := datagen.ConstantInputs(d)
+	if len(in) > 0 {
+		fmt.Fprintf(opts.Out, "constant inputs: %s (one input channel each after the frames; data.constants)\n", strings.Join(in, ", "))
+	}
+	if len(out) > 0 {
+		fmt.Fprintf(opts.Out, "left out: %s (the same for every trajectory: nothing to learn from)\n", strings.Join(out, ", "))
 	}
 	for _, a := range d.Assumed {
 		fmt.Fprintf(opts.Out, "assumed: %s\n", a)

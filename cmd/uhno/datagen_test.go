@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -112,6 +113,10 @@ func TestTrainOnDescribedData(t *testing.T) {
 		!strings.Contains(out, "source: described") || !strings.Contains(out, "inputs: [u, v]") {
 		t.Fatalf("config --data: code %d, out %q, err %q", code, out, errOut)
 	}
+	// The dry run says where the data come from: the user's file.
+	if code, out, errOut := execute(t, "train", "--data", task, "--dry-run", "--params", "0.06M"); code != 0 || !strings.Contains(out, "data: the user's file described in "+filepath.Join(task, "task.json")) {
+		t.Fatalf("train --dry-run: code %d, out %q, err %q", code, out, errOut)
+	}
 	var runs []string
 	for _, m := range []string{"uhno", "fno"} {
 		run := filepath.Join(dir, "runs", m)
@@ -219,8 +224,15 @@ func TestTrainOnEveryLayout(t *testing.T) {
 		{Path: "dimensions/y", Dims: []int{ny}, Data: coords(ny)},
 		{Path: "boundary_conditions", Group: true},
 		{Path: "boundary_conditions/xy", Group: true, Attrs: map[string]any{"associated_dims": []string{"x", "y"}, "bc_type": "PERIODIC"}},
-		{Path: "t0_fields", Group: true, Attrs: map[string]any{"field_names": []string{"density"}}},
+		{Path: "t0_fields", Group: true, Attrs: map[string]any{"field_names": []string{"density", "viscosity"}}},
 		{Path: "t0_fields/density", Dims: []int{n, frames, nx, ny}, Data: field(n, 1, nx, ny)},
+		// Constant inputs: a field per trajectory, a scalar per trajectory
+		// and one scalar for all (left out).
+		{Path: "t0_fields/viscosity", Dims: []int{n, nx, ny}, Data: field(n, 1, nx, ny)[:n*nx*ny],
+			Attrs: map[string]any{"sample_varying": true, "time_varying": false}},
+		{Path: "scalars", Group: true, Attrs: map[string]any{"field_names": []string{"Re", "Pr"}}},
+		{Path: "scalars/Re", Dims: []int{n}, Data: []float32{100, 200, 300, 400, 500, 600}, Attrs: map[string]any{"sample_varying": true, "time_varying": false}},
+		{Path: "scalars/Pr", Dims: []int{1}, Data: []float32{0.7}, Attrs: map[string]any{"sample_varying": false, "time_varying": false}},
 		{Path: "t1_fields", Group: true, Attrs: map[string]any{"field_names": []string{"velocity"}}},
 		{Path: "t1_fields/velocity", Dims: []int{n, frames, nx, ny, 2}, Data: field(n, 2, nx, ny)},
 	})
@@ -261,7 +273,7 @@ func TestTrainOnEveryLayout(t *testing.T) {
 		layout, channels string
 		grid             string
 	}{
-		{"well", "density, velocity_x, velocity_y", "[16 16]"},
+		{"well", "density, velocity_x, velocity_y; constant inputs viscosity, Re", "[16 16]"},
 		{"tensor", "u", "[32]"},
 		{"groups", "data_0, data_1", "[16 16]"},
 		{"cfd", "density, pressure, Vx, Vy", "[16 16]"},
@@ -269,10 +281,12 @@ func TestTrainOnEveryLayout(t *testing.T) {
 	} {
 		t.Run(tc.layout, func(t *testing.T) {
 			task := filepath.Join(dir, tc.layout+"-task")
-			if code, out, errOut := execute(t, "datagen", "--from", files[tc.layout], "--out", task); code != 0 || !strings.Contains(out, "channels: "+tc.channels) {
+			channels, consts, _ := strings.Cut(tc.channels, "; constant inputs ")
+			if code, out, errOut := execute(t, "datagen", "--from", files[tc.layout], "--out", task); code != 0 || !strings.Contains(out, "channels: "+channels+"\n") ||
+				(consts != "" && (!strings.Contains(out, "constant inputs: "+consts+" (") || !strings.Contains(out, "left out: Pr ("))) {
 				t.Fatalf("datagen --from: code %d, out %q, err %q", code, out, errOut)
 			}
-			nch := strings.Count(tc.channels, ",") + 1
+			nch := strings.Count(channels, ",") + 1
 			for _, m := range []string{"uhno", "fno"} {
 				run := filepath.Join(dir, "runs", tc.layout+"-"+m)
 				code, out, errOut := execute(t, "train", "--data", task, "--model", m, "--steps", "2", "--params", "0.06M", "--out", run, "--quiet")
@@ -291,7 +305,49 @@ func TestTrainOnEveryLayout(t *testing.T) {
 				if err != nil || h.Shape[0] != n || h.Shape[1] != 2 || (nch > 1 && h.Shape[len(h.Shape)-1] != nch) {
 					t.Fatalf("prediction %s: header %+v, %v; want [%d, 2, grid..., %d channels]", pred, h, err, n, nch)
 				}
+				if consts != "" && m == "uhno" {
+					checkPredictIsEval(t, run, files[tc.layout])
+				}
 			}
 		})
 	}
+}
+
+// checkPredictIsEval rolls run out with predict on its test split of file
+// (the constant inputs read from the file as predict reads them) and
+// requires eval's relL2 at the last step: a constant input predict got
+// wrong would change the prediction.
+func checkPredictIsEval(t *testing.T, run, file string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(run+"-eval", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		RolloutSteps int `json:"rollout_steps"`
+		Models       []struct {
+			Evaluation struct {
+				Curves map[string]struct{ Mean []float64 } `json:"curves"`
+			} `json:"evaluation"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Models) != 1 {
+		t.Fatalf("results.json: %v", err)
+	}
+	steps := res.RolloutSteps
+	want := res.Models[0].Evaluation.Curves["relL2"].Mean[steps-1]
+	code, out, errOut := execute(t, "predict", "--checkpoint", run, "--input", file, "--test-split", "--reference", file,
+		"--out", run+"-split.npy", "--steps", fmt.Sprint(steps), "--quiet")
+	if code != 0 {
+		t.Fatalf("predict --test-split: %s", errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "step" && f[1] == fmt.Sprint(steps) {
+			if !strings.Contains(l, fmt.Sprintf("%.4g [", want)) {
+				t.Fatalf("predict's step %d: %q; eval's relL2 %.4g", steps, l, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("predict printed no step %d score:\n%s", steps, out)
 }

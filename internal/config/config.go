@@ -130,6 +130,13 @@ type Data struct {
 	// problem it cannot tell where the walls are (docs/DECISIONS.md,
 	// D-coordinate-channels).
 	Coordinates bool `yaml:"coordinates,omitempty" json:"coordinates,omitempty"`
+	// Constants name time-independent inputs of a user's file (a
+	// coefficient field, a parameter per trajectory: The Well's fields
+	// without a time axis and its scalars), each one input channel after
+	// the history frames, normalised like a field, the same at every
+	// rollout step. uhno datagen --from lists every one that differs
+	// between trajectories or is a field; only a described task has them.
+	Constants []string `yaml:"constants,omitempty,flow" json:"constants,omitempty"`
 }
 
 // Model holds the U-HNO architecture (paper Sec. 3, Tab. per-task-hp).

@@ -300,6 +300,8 @@ func (c *Config) validateData(spec TaskSpec) error {
 		if !strings.HasSuffix(d.File, ".json") {
 			return bad("data.file", d.File, "the task description uhno datagen --from wrote (DIR/task.json)")
 		}
+	} else if len(d.Constants) > 0 {
+		return bad("data.constants", d.Constants, "none: constant inputs come from a user's file described by uhno datagen --from (task %s has none)", spec.Name)
 	} else if d.Source != spec.Source {
 		return bad("data.source", d.Source, "%q (task %s, App. B)", spec.Source, spec.Name)
 	} else if d.Source == SourcePDEBench {

@@ -105,7 +105,7 @@ func NewBatcher(p *Plan, trajs []int, opt BatchOptions) (*Batcher, error) {
 		return nil, fmt.Errorf("data: shard %d of %d of a batch of %d: want 0 <= shard < shards and the batch a multiple of shards", opt.Shard, opt.Shards, opt.Batch)
 	}
 	if opt.Stats != nil {
-		for _, f := range p.union {
+		for _, f := range p.statFields() {
 			if !slices.Contains(opt.Stats.Fields, f) {
 				return nil, fmt.Errorf("data: %s: statistics cover %v, not field %q", p.d.path, opt.Stats.Fields, f)
 			}

@@ -114,8 +114,10 @@ type Dataset struct {
 	stride int
 	names  map[string]string // field -> the file's dataset holding it
 	// desc is set for a Dataset opened from a layout.Description
-	// (OpenDescribed); file is nil then for a .npy array.
-	desc *described
+	// (OpenDescribed); file is nil then for a .npy array. constants are
+	// its time-independent inputs (Constants).
+	desc      *described
+	constants []string
 
 	mu      sync.Mutex
 	scratch []float32
@@ -414,9 +416,9 @@ func repeat(v, n int) []int {
 	return s
 }
 
-// CheckFinite reads the given trajectories (all when nil) one at a time
-// and returns the first NaN or Inf, naming its trajectory, field and
-// frame. progress, when not nil, is called after each trajectory.
+// CheckFinite reads the given trajectories (all when nil) one at a time,
+// fields and constant inputs, and returns the first NaN or Inf, naming its
+// trajectory, field and frame. progress, when not nil, is called after each trajectory.
 func (d *Dataset) CheckFinite(trajs []int, progress func(done, total int)) error {
 	if trajs == nil {
 		trajs = make([]int, d.n)
@@ -432,6 +434,11 @@ func (d *Dataset) CheckFinite(trajs []int, progress func(done, total int)) error
 				nt = 1
 			}
 			if err := d.ReadFrames(buf[:nt*d.Points()], i, 0, nt, []string{name}); err != nil {
+				return err
+			}
+		}
+		for _, name := range d.constants {
+			if err := d.ReadConstant(buf[:d.Points()], name, i); err != nil {
 				return err
 			}
 		}

@@ -14,9 +14,10 @@ import (
 // a channel: the description's channels by name, and for a .npy file its
 // header (the file is read in place, without HDF5).
 type described struct {
-	desc  layout.Description
-	chans map[string]layout.Channel
-	npy   *npy.Header
+	desc   layout.Description
+	chans  map[string]layout.Channel
+	consts map[string]layout.Constant
+	npy    *npy.Header
 }
 
 // OpenDescribed opens the file desc describes as a Dataset whose fields
@@ -27,7 +28,7 @@ type described struct {
 func OpenDescribed(desc layout.Description, opt Options) (*Dataset, error) {
 	d := &Dataset{path: desc.File, fields: desc.ChannelNames(), timed: map[string]bool{}, names: map[string]string{},
 		n: desc.Trajectories, frames: desc.Frames, stored: slices.Clone(desc.Grid),
-		desc: &described{desc: desc, chans: map[string]layout.Channel{}}}
+		desc: &described{desc: desc, chans: map[string]layout.Channel{}, consts: map[string]layout.Constant{}}}
 	for _, c := range desc.Channels {
 		if _, dup := d.desc.chans[c.Name]; dup {
 			return nil, fmt.Errorf("data: %s: two channels called %q", desc.File, c.Name)
@@ -35,6 +36,16 @@ func OpenDescribed(desc layout.Description, opt Options) (*Dataset, error) {
 		d.desc.chans[c.Name] = c
 		d.timed[c.Name] = true
 		d.names[c.Name] = c.Dataset
+	}
+	for _, c := range desc.Constants {
+		if _, dup := d.desc.chans[c.Name]; dup {
+			return nil, fmt.Errorf("data: %s: a channel and a constant input are both called %q", desc.File, c.Name)
+		}
+		if _, dup := d.desc.consts[c.Name]; dup {
+			return nil, fmt.Errorf("data: %s: two constant inputs called %q", desc.File, c.Name)
+		}
+		d.desc.consts[c.Name] = c
+		d.constants = append(d.constants, c.Name)
 	}
 	if len(d.fields) == 0 || d.n < 1 || d.frames < 1 || len(d.stored) == 0 || slices.Contains(d.stored, 0) {
 		return nil, fmt.Errorf("data: %s: the description has no channel, trajectory, frame or grid point", desc.File)
@@ -133,4 +144,69 @@ func (d *Dataset) storedIndex(p int) int {
 		mul *= d.stored[a]
 	}
 	return idx
+}
+
+// Constants names the time-independent inputs of a described file
+// (layout.Description.Constants: a field without a time axis, or a
+// scalar), in the description's order; none for the built-in layouts.
+func (d *Dataset) Constants() []string { return slices.Clone(d.constants) }
+
+// ReadConstant reads constant input name of trajectory i onto the grid
+// (after the stride) into dst, Points() values: a field as the file holds
+// it for that trajectory (or for all, when it is the same for every one),
+// a scalar repeated at every point. A NaN or Inf is an error naming the
+// dataset and trajectory.
+func (d *Dataset) ReadConstant(dst []float32, name string, i int) error {
+	c, ok := d.constInfo(name)
+	if !ok {
+		return fmt.Errorf("data: %s: no constant input %q; the file has %v", d.path, name, d.constants)
+	}
+	if i < 0 || i >= d.n || len(dst) != d.Points() {
+		panic(fmt.Sprintf("data: ReadConstant(%s): trajectory %d of %d, %d values for %d points", d.path, i, d.n, len(dst), d.Points()))
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var offset, count, stride []int
+	if c.PerTrajectory {
+		offset, count, stride = []int{i}, []int{1}, []int{1}
+	}
+	if c.Scalar {
+		var v [1]float32
+		dims, err := d.file.Shape(c.Dataset)
+		if err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+		if len(offset) == 0 && len(dims) == 1 {
+			offset, count, stride = []int{0}, []int{1}, []int{1}
+		}
+		if err := d.file.Read(c.Dataset, offset, count, stride, v[:]); err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+		for p := range dst {
+			dst[p] = v[0]
+		}
+	} else {
+		for _, g := range d.grid {
+			offset, count, stride = append(offset, 0), append(count, g), append(stride, d.stride)
+		}
+		for _, k := range c.Component {
+			offset, count, stride = append(offset, k), append(count, 1), append(stride, 1)
+		}
+		if err := d.file.Read(c.Dataset, offset, count, stride, dst); err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+	}
+	if j := h5.FirstNonFinite(dst); j >= 0 {
+		return fmt.Errorf("data: %s: constant input %q (dataset %q) holds %v for trajectory %d at grid point %d", d.path, name, c.Dataset, dst[j], i, j)
+	}
+	return nil
+}
+
+// constInfo returns constant input name's description.
+func (d *Dataset) constInfo(name string) (layout.Constant, bool) {
+	if d.desc == nil {
+		return layout.Constant{}, false
+	}
+	c, ok := d.desc.consts[name]
+	return c, ok
 }

@@ -33,10 +33,16 @@ type Sampling struct {
 	History int
 	// Pairs is P, the pairs taken per trajectory (0 means all).
 	Pairs int
+	// Constants name time-independent inputs of the file (a described
+	// file's Dataset.Constants: a coefficient field, a parameter per
+	// trajectory), each one input channel after the H frames
+	// (ConstantChannel names them), the same in every window of a
+	// trajectory.
+	Constants []string
 	// Coordinates appends one input channel per grid axis after the
-	// fields, holding the point's coordinate along that axis,
-	// linspace(0, 1, N) (CoordinateChannel names them); on time-dependent
-	// data after the H frames, the same in every window.
+	// fields (and constants), holding the point's coordinate along that
+	// axis, linspace(0, 1, N) (CoordinateChannel names them); on
+	// time-dependent data after the H frames, the same in every window.
 	Coordinates bool
 }
 
@@ -56,6 +62,20 @@ func CoordinateChannel(a int) string {
 // IsCoordinate reports whether an input channel name is a coordinate
 // channel rather than a field.
 func IsCoordinate(name string) bool { return strings.HasPrefix(name, CoordinatePrefix) }
+
+// ConstantPrefix leads the names of constant input channels
+// (Sampling.Constants): "const:" and the constant's name.
+const ConstantPrefix = "const:"
+
+// ConstantChannel names the input channel of constant input name.
+func ConstantChannel(name string) string { return ConstantPrefix + name }
+
+// IsFixed reports whether an input channel stays the same over a
+// trajectory's windows (a constant or a coordinate channel), so a
+// rollout keeps it rather than shifting it with the frames.
+func IsFixed(name string) bool {
+	return IsCoordinate(name) || strings.HasPrefix(name, ConstantPrefix)
+}
 
 // resolve maps a field name to its dataset: a dataset name stands for
 // itself; Darcy also accepts the paper's names "a" (dataset nu) and "u"
@@ -93,6 +113,7 @@ type Plan struct {
 	union   []string // inputs, then outputs not among them: the resident channels
 	inIdx   []int    // position of each input in union
 	outIdx  []int
+	consts  []string // Sampling.Constants
 	history int
 	pairs   int
 	static  bool
@@ -115,7 +136,15 @@ func (d *Dataset) Plan(s Sampling) (*Plan, error) {
 			p.outputs = []string{"tensor"}
 		}
 	}
-	p.inputs, p.outputs = slices.Clone(p.inputs), slices.Clone(p.outputs)
+	p.inputs, p.outputs, p.consts = slices.Clone(p.inputs), slices.Clone(p.outputs), slices.Clone(s.Constants)
+	for i, c := range p.consts {
+		if !slices.Contains(d.constants, c) {
+			return nil, fmt.Errorf("data: %s: no constant input %q; the file has [%s]", d.path, c, strings.Join(d.constants, " "))
+		}
+		if slices.Contains(p.consts[:i], c) {
+			return nil, fmt.Errorf("data: %s: constant input %q listed twice", d.path, c)
+		}
+	}
 	if len(p.inputs) == 0 || len(p.outputs) == 0 {
 		return nil, fmt.Errorf("data: %s: sampling needs at least one input and one output field", d.path)
 	}
@@ -189,13 +218,20 @@ func (p *Plan) Span() int {
 // inputs, then the outputs that are not inputs.
 func (p *Plan) Resident() []string { return slices.Clone(p.union) }
 
+// Constants returns the constant inputs (Sampling.Constants).
+func (p *Plan) Constants() []string { return slices.Clone(p.consts) }
+
 // InputChannels names the field behind each input channel: the inputs
-// repeated for each of the H frames (frame-major), then the coordinate
-// channels (CoordinateChannel) when the plan has them.
+// repeated for each of the H frames (frame-major), then the constant
+// inputs (ConstantChannel), then the coordinate channels
+// (CoordinateChannel) when the plan has them.
 func (p *Plan) InputChannels() []string {
 	var c []string
 	for range p.history {
 		c = append(c, p.inputs...)
+	}
+	for _, k := range p.consts {
+		c = append(c, ConstantChannel(k))
 	}
 	if p.coords {
 		for a := range p.d.grid {
@@ -207,7 +243,7 @@ func (p *Plan) InputChannels() []string {
 
 // inChannels is len(InputChannels()).
 func (p *Plan) inChannels() int {
-	n := p.history * len(p.inputs)
+	n := p.history*len(p.inputs) + len(p.consts)
 	if p.coords {
 		n += len(p.d.grid)
 	}
@@ -218,7 +254,7 @@ func (p *Plan) inChannels() int {
 func (p *Plan) TargetChannels() []string { return slices.Clone(p.outputs) }
 
 // InputShape is the shape of a batch of b inputs: [b, H*len(inputs)
-// (+ one per grid axis with coordinates), grid...].
+// (+ one per constant, + one per grid axis with coordinates), grid...].
 func (p *Plan) InputShape(b int) []int {
 	return append([]int{b, p.inChannels()}, p.d.grid...)
 }
@@ -241,21 +277,44 @@ func (p *Plan) Pairs(trajs []int) []Pair {
 }
 
 // ReadResident reads the Span leading frames of trajectory i for the
-// resident fields: [Span, len(Resident()), grid...]. The batcher caches
-// this block; PairFrom cuts pairs out of it.
+// resident fields (ReadBlock from frame 0). The batcher caches this
+// block; PairFrom cuts pairs out of it.
 func (p *Plan) ReadResident(dst []float32, i int) error {
-	return p.d.ReadFrames(dst, i, 0, p.Span(), p.union)
+	return p.ReadBlock(dst, i, 0, p.Span())
 }
 
 // ResidentLen is the length of one ReadResident block.
-func (p *Plan) ResidentLen() int { return p.Span() * len(p.union) * p.d.Points() }
+func (p *Plan) ResidentLen() int { return p.BlockLen(p.Span()) }
 
-// PairFrom copies pair k of a resident block into in (InputChannels:
-// H*len(inputs) channels of the grid, then the coordinates) and tgt
-// (len(outputs) channels).
+// ReadBlock reads frames [t0, t0+nt) of trajectory i for the resident
+// fields, [nt, len(Resident()), grid...], followed by the trajectory's
+// constant inputs, [len(Constants()), grid...]: the block PairFrom cuts
+// pairs out of.
+func (p *Plan) ReadBlock(dst []float32, i, t0, nt int) error {
+	pts := p.d.Points()
+	frames := nt * len(p.union) * pts
+	if err := p.d.ReadFrames(dst[:frames], i, t0, nt, p.union); err != nil {
+		return err
+	}
+	for j, c := range p.consts {
+		if err := p.d.ReadConstant(dst[frames+j*pts:frames+(j+1)*pts], c, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BlockLen is the length of a ReadBlock block of nt frames.
+func (p *Plan) BlockLen(nt int) int { return (nt*len(p.union) + len(p.consts)) * p.d.Points() }
+
+// PairFrom copies pair k of a block (ReadBlock's layout, of any number of
+// frames) into in (InputChannels: H*len(inputs) channels of the grid,
+// then the constants, then the coordinates) and tgt (len(outputs)
+// channels).
 func (p *Plan) PairFrom(block []float32, k int, in, tgt []float32) {
 	pts := p.d.Points()
 	nu := len(p.union)
+	tail := len(block) - len(p.consts)*pts
 	at := func(frame, field int) []float32 {
 		o := (frame*nu + field) * pts
 		return block[o : o+pts]
@@ -266,6 +325,10 @@ func (p *Plan) PairFrom(block []float32, k int, in, tgt []float32) {
 			copy(in[c*pts:(c+1)*pts], at(k+h, u))
 			c++
 		}
+	}
+	for j := range p.consts {
+		copy(in[c*pts:(c+1)*pts], block[tail+j*pts:tail+(j+1)*pts])
+		c++
 	}
 	if p.coords {
 		for a := range p.d.grid {
@@ -295,8 +358,8 @@ func (p *Plan) ReadPair(pr Pair, in, tgt []float32) error {
 	if p.static {
 		nf, t0 = 1, 0
 	}
-	block := make([]float32, nf*len(p.union)*p.d.Points())
-	if err := p.d.ReadFrames(block, pr.Traj, t0, nf, p.union); err != nil {
+	block := make([]float32, p.BlockLen(nf))
+	if err := p.ReadBlock(block, pr.Traj, t0, nf); err != nil {
 		return err
 	}
 	// The block starts at frame Start, so the pair is k = 0 within it.

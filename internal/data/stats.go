@@ -25,7 +25,9 @@ import (
 // The values counted for a field are its frames that appear in some
 // training pair: inputs frames 0..P+H-2, targets frames H..P+H-1 (their
 // union when a field is both), frame 0 for static data; over every grid
-// point after the stride, over every training trajectory.
+// point after the stride, over every training trajectory. A constant
+// input (Sampling.Constants) is a field of its own, named by its channel
+// (ConstantChannel), counted once per training trajectory.
 type Stats struct {
 	Fields []string  `json:"fields"`
 	Mean   []float64 `json:"mean"`
@@ -64,52 +66,76 @@ func ComputeStats(p *Plan, train []int) (Stats, error) {
 			lo[u], hi[u] = p.history, p.pairs+p.history
 		}
 	}
-	count := make([]float64, nf)
-	mean := make([]float64, nf)
-	m2 := make([]float64, nf)
+	acc := make([]moments, nf+len(p.consts))
 	block := make([]float32, p.ResidentLen())
+	tail := p.Span() * nf * pts
 	for _, i := range train {
 		if err := p.ReadResident(block, i); err != nil {
 			return Stats{}, err
 		}
 		for u := range nf {
-			var sum float64
+			var segs [][]float32
 			for f := lo[u]; f < hi[u]; f++ {
 				o := (f*nf + u) * pts
-				for _, v := range block[o : o+pts] {
-					sum += float64(v)
-				}
+				segs = append(segs, block[o:o+pts])
 			}
-			nb := float64((hi[u] - lo[u]) * pts)
-			mb := sum / nb
-			var ss float64
-			for f := lo[u]; f < hi[u]; f++ {
-				o := (f*nf + u) * pts
-				for _, v := range block[o : o+pts] {
-					d := float64(v) - mb
-					ss += d * d
-				}
-			}
-			// Chan, Golub & LeVeque: merge (count, mean, M2) of two parts.
-			na := count[u]
-			n := na + nb
-			delta := mb - mean[u]
-			mean[u] += delta * nb / n
-			m2[u] += ss + delta*delta*na*nb/n
-			count[u] = n
+			acc[u].add(segs)
+		}
+		for j := range p.consts {
+			acc[nf+j].add([][]float32{block[tail+j*pts : tail+(j+1)*pts]})
 		}
 	}
-	s := Stats{Fields: slices.Clone(p.union)}
-	for u := range nf {
-		std := math.Sqrt(m2[u] / count[u])
+	s := Stats{Fields: p.statFields()}
+	for _, a := range acc {
+		std := math.Sqrt(a.m2 / a.count)
 		if std < minStd {
 			std = 1
 		}
-		s.Mean = append(s.Mean, mean[u])
+		s.Mean = append(s.Mean, a.mean)
 		s.Std = append(s.Std, std)
-		s.Count = append(s.Count, int64(count[u]))
+		s.Count = append(s.Count, int64(a.count))
 	}
 	return s, nil
+}
+
+// moments are the count, mean and sum of squared deviations (M2) of the
+// values seen so far.
+type moments struct{ count, mean, m2 float64 }
+
+// add merges the values of segs: their own mean and M2 in two passes,
+// then Chan, Golub & LeVeque's update of (count, mean, M2) of two parts.
+func (m *moments) add(segs [][]float32) {
+	var sum, nb float64
+	for _, seg := range segs {
+		for _, v := range seg {
+			sum += float64(v)
+		}
+		nb += float64(len(seg))
+	}
+	mb := sum / nb
+	var ss float64
+	for _, seg := range segs {
+		for _, v := range seg {
+			d := float64(v) - mb
+			ss += d * d
+		}
+	}
+	na := m.count
+	n := na + nb
+	delta := mb - m.mean
+	m.mean += delta * nb / n
+	m.m2 += ss + delta*delta*na*nb/n
+	m.count = n
+}
+
+// statFields are the fields Stats of plan p cover: the resident fields,
+// then each constant input's channel.
+func (p *Plan) statFields() []string {
+	f := slices.Clone(p.union)
+	for _, c := range p.consts {
+		f = append(f, ConstantChannel(c))
+	}
+	return f
 }
 
 // index returns the position of each channel's field in s.Fields, -1 for
@@ -193,6 +219,9 @@ type statsEntry struct {
 	History  int      `json:"history"`
 	Pairs    int      `json:"pairs_per_trajectory"`
 	Stride   int      `json:"stride"`
+	// Constants are the constant inputs (none: absent, so the keys of
+	// entries made before they existed stay the same).
+	Constants []string `json:"constants,omitempty"`
 	Stats
 }
 
@@ -212,7 +241,7 @@ func entryFor(p *Plan, train []int) (statsEntry, error) {
 	e := statsEntry{
 		File: st.Name(), Size: st.Size(), ModTime: st.ModTime().UTC().Format(time.RFC3339Nano),
 		Train: len(train), TrainSHA: hex.EncodeToString(th[:]),
-		Inputs: p.inputs, Outputs: p.outputs, History: p.history, Pairs: p.pairs, Stride: p.d.stride,
+		Inputs: p.inputs, Outputs: p.outputs, History: p.history, Pairs: p.pairs, Stride: p.d.stride, Constants: p.consts,
 	}
 	kb, _ := json.Marshal(e)
 	kh := sha256.Sum256(kb)
@@ -290,7 +319,7 @@ func lookupStats(p *Plan, train []int, path string) (want statsEntry, sc sidecar
 		return want, sc, nil, fmt.Errorf("data: reading statistics %s: %v", path, err)
 	}
 	for _, e := range sc.Entries {
-		if e.Key == want.Key && len(e.Mean) == len(e.Fields) && len(e.Std) == len(e.Fields) && slices.Equal(e.Fields, p.union) {
+		if e.Key == want.Key && len(e.Mean) == len(e.Fields) && len(e.Std) == len(e.Fields) && slices.Equal(e.Fields, p.statFields()) {
 			st := e.Stats
 			return want, sc, &st, nil
 		}
@@ -303,9 +332,9 @@ func lookupStats(p *Plan, train []int, path string) (want statsEntry, sc sidecar
 // positive standard deviation each. Statistics recorded in a checkpoint
 // are checked with it before they are used on the data file.
 func (s *Stats) Check(p *Plan) error {
-	if !slices.Equal(s.Fields, p.union) || len(s.Mean) != len(s.Fields) || len(s.Std) != len(s.Fields) {
+	if want := p.statFields(); !slices.Equal(s.Fields, want) || len(s.Mean) != len(s.Fields) || len(s.Std) != len(s.Fields) {
 		return fmt.Errorf("data: statistics of fields %v (%d means, %d standard deviations), the data %s has fields %v",
-			s.Fields, len(s.Mean), len(s.Std), p.d.path, p.union)
+			s.Fields, len(s.Mean), len(s.Std), p.d.path, want)
 	}
 	for i := range s.Fields {
 		if math.IsNaN(s.Mean[i]) || math.IsInf(s.Mean[i], 0) || !(s.Std[i] > 0) || math.IsInf(s.Std[i], 0) {

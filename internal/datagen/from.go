@@ -166,8 +166,9 @@ func planTask(d layout.Description, opt FromOptions) (TaskFile, error) {
 // --set, which override them): the described file as the data
 // (data.source described, data.file the task description at path), its
 // grid and lengths, frames, split, channels as the fields read and
-// predicted, the rollout the frames allow, and pde.boundary dirichlet
-// (not periodic) when an axis has walls or open ends.
+// predicted, the constant inputs (ConstantInputs), the rollout the
+// frames allow, and pde.boundary dirichlet (not periodic) when an axis
+// has walls or open ends.
 func (tf TaskFile) Values(path string) map[string]any {
 	d := tf.Description
 	names := d.ChannelNames()
@@ -189,10 +190,29 @@ func (tf TaskFile) Values(path string) map[string]any {
 	if !d.Periodic() {
 		v["pde.boundary"] = "dirichlet"
 	}
+	if in, _ := ConstantInputs(d); len(in) > 0 {
+		v["data.constants"] = in
+	}
 	if tf.SolverTime {
 		v["pde.dt"], v["pde.t_end"] = d.Dt, d.Dt*float64(d.Frames-1)
 	}
 	return v
+}
+
+// ConstantInputs splits a description's constants into the inputs a task
+// gives its models (data.constants: every field without a time axis, and
+// every scalar that differs between trajectories) and those it leaves out
+// (a scalar the same for every trajectory: one number the models would
+// see unchanged in every sample, which carries nothing).
+func ConstantInputs(d layout.Description) (in, out []string) {
+	for _, c := range d.Constants {
+		if c.Scalar && !c.PerTrajectory {
+			out = append(out, c.Name)
+			continue
+		}
+		in = append(in, c.Name)
+	}
+	return in, out
 }
 
 // checkSampleFinite reads the first and the last trajectory whole (every

@@ -136,7 +136,7 @@ func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, o
 		span = RolloutSpan(h, steps)
 	}
 	resident := p.Resident()
-	blockLen := span * len(resident) * pts
+	blockLen := p.BlockLen(span)
 	// u0 is the last input frame of the target fields (the state the
 	// rollout starts from): resident indices of the target fields.
 	outIdx := make([]int, len(outCh))
@@ -159,7 +159,7 @@ func Rollout(ctx context.Context, m model.Model, b tensor.Backend, src Source, o
 		mets := make([]*TrajectoryMetrics, nb)
 		for k, tr := range group {
 			blocks[k] = make([]float32, blockLen)
-			if err := p.Dataset().ReadFrames(blocks[k], tr, 0, span, resident); err != nil {
+			if err := p.ReadBlock(blocks[k], tr, 0, span); err != nil {
 				return nil, err
 			}
 			tgt := make([]float32, outLen)
@@ -238,7 +238,7 @@ func (s *Stepper) Close() { s.tp.Release() }
 // physical units, [nb, len(inCh), grid...]; Run normalises it in place and
 // then shifts it as the rollout goes: after step t the oldest frame is
 // dropped and the (normalised) prediction appended, so step t+1 sees the
-// last H frames; coordinate channels after the frames stay. each is called after every step t = 1..steps with the
+// last H frames; constant and coordinate channels after the frames stay. each is called after every step t = 1..steps with the
 // prediction de-normalised to physical units, [nb, len(outCh), grid...],
 // valid during the call, and the model's diagnostics of that step; an
 // error from each stops the rollout. A rollout of more than one step needs
@@ -253,8 +253,8 @@ func (s *Stepper) Run(ctx context.Context, x []float32, nb, steps int, each func
 		s.stats.Normalize(x, s.inCh, pts)
 	}
 	inLen, outLen := s.inLen, s.outLn
-	// The window is the history frames; coordinate channels after it
-	// stay as they are.
+	// The window is the history frames; constant and coordinate channels
+	// after it stay as they are.
 	win := inLen - fixedChannels(s.inCh)*pts
 	for t := 1; t <= steps; t++ {
 		if err := ctx.Err(); err != nil {
@@ -281,7 +281,7 @@ func (s *Stepper) Run(ctx context.Context, x []float32, nb, steps int, each func
 // shiftWindow advances nb input windows of inLen values by one step: in
 // each, the first win values (the history frames) drop their oldest frame
 // and take y's prediction (outLen values a sample) as the newest; the
-// values after win (coordinate channels) stay.
+// values after win (constant and coordinate channels) stay.
 func shiftWindow(x, y []float32, nb, inLen, outLen, win int) {
 	for k := range nb {
 		xk := x[k*inLen : k*inLen+win]
@@ -290,11 +290,11 @@ func shiftWindow(x, y []float32, nb, inLen, outLen, win int) {
 	}
 }
 
-// fixedChannels counts the coordinate channels at the end of the input
-// channels (data.IsCoordinate): the same at every rollout step.
+// fixedChannels counts the constant and coordinate channels at the end of
+// the input channels (data.IsFixed): the same at every rollout step.
 func fixedChannels(inCh []string) int {
 	n := 0
-	for n < len(inCh) && data.IsCoordinate(inCh[len(inCh)-1-n]) {
+	for n < len(inCh) && data.IsFixed(inCh[len(inCh)-1-n]) {
 		n++
 	}
 	return n

@@ -28,4 +28,8 @@ func TestShiftWindow(t *testing.T) {
 	if n := fixedChannels([]string{"u", "v"}); n != 0 {
 		t.Fatalf("no coordinates: %d", n)
 	}
+	inCh = []string{"u", "u", data.ConstantChannel("k"), data.ConstantChannel("Re"), data.CoordinateChannel(0)}
+	if n := fixedChannels(inCh); n != 3 {
+		t.Fatalf("fixedChannels(%v) = %d, want 3 (two constants, one coordinate)", inCh, n)
+	}
 }

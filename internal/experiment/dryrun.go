@@ -91,10 +91,13 @@ func DryRun(ctx context.Context, cfg config.Config, opts DryRunOptions) error {
 }
 
 // DataStatus says where a run of cfg takes its data from, without
-// touching it: a PDEBench index, the generated file if it is already
+// touching it: a user's file described by uhno datagen --from, a PDEBench index, the generated file if it is already
 // there, or the file that would be generated (dataDir "": $UHNO_DATA or
 // the user cache), as uhno train looks them up.
 func DataStatus(cfg config.Config, dataDir string) string {
+	if cfg.Data.Source == config.SourceDescribed {
+		return fmt.Sprintf("the user's file described in %s (%d trajectories to train, %d to test)", cfg.Data.File, cfg.Data.TrainTrajectories, cfg.Data.TestTrajectories)
+	}
 	dir := dataDir
 	if dir == "" {
 		d, err := datagen.DefaultDir()

@@ -401,6 +401,8 @@ func sameEvalData(dirA string, a config.Config, ra runrec.BuildRecord, dirB stri
 		return diff("pde.grid", a.PDE.Grid, b.PDE.Grid)
 	case a.Data.Coordinates != b.Data.Coordinates:
 		return diff("data.coordinates (the models' input channels)", a.Data.Coordinates, b.Data.Coordinates)
+	case !slices.Equal(a.Data.Constants, b.Data.Constants):
+		return diff("data.constants (the models' input channels)", a.Data.Constants, b.Data.Constants)
 	}
 	return nil
 }

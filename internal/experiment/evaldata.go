@@ -130,7 +130,7 @@ func evalTestData(cfg config.Config, run *data.Dataset, path string, stride int,
 	}
 	td := &taskData{ds: ds, stats: st}
 	if td.plan, err = ds.Plan(data.Sampling{Inputs: cfg.Data.Inputs, Outputs: cfg.Data.Outputs,
-		History: cfg.Data.History, Pairs: cfg.Data.PairsPerTrajectory, Coordinates: cfg.Data.Coordinates}); err != nil {
+		History: cfg.Data.History, Pairs: cfg.Data.PairsPerTrajectory, Constants: cfg.Data.Constants, Coordinates: cfg.Data.Coordinates}); err != nil {
 		return fail("%v", err)
 	}
 	if err := st.Check(td.plan); err != nil {

@@ -210,4 +210,9 @@ func TestChannelsCoordinates(t *testing.T) {
 	if in, _ := Channels(cfg); in != 1 {
 		t.Errorf("darcy without coordinates: %d input channels, want 1", in)
 	}
+	cfg = taskConfig(t, "ns2d")
+	cfg.Data.Constants, cfg.Data.Coordinates = []string{"k", "Re"}, true
+	if in, _ := Channels(cfg); in != 10+2+2 {
+		t.Errorf("ns2d with two constants and coordinates: %d input channels, want 14", in)
+	}
 }

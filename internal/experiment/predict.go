@@ -57,7 +57,12 @@ func Predict(ctx context.Context, opts *PredictOptions) error {
 		td.ds.Close()
 		stats = &td.stats
 	}
-	fields := stats.Fields
+	var fields []string // the statistics' fields less the constant inputs' channels
+	for _, f := range stats.Fields {
+		if !data.IsFixed(f) {
+			fields = append(fields, f)
+		}
+	}
 	history := max(cfg.Data.History, 1)
 	steps := opts.Steps
 	if steps == 0 {
@@ -77,7 +82,7 @@ func Predict(ctx context.Context, opts *PredictOptions) error {
 		return AsCommand("predict", err)
 	}
 	fmt.Fprintf(opts.Out, "%s: %s, checkpoint %s (step %d)\n", m.Name(), desc, wdir, ws.Step)
-	pm := predict.Model{Net: m, Backend: backend, Fields: fields, History: history, Coordinates: cfg.Data.Coordinates, Grid: cfg.PDE.Grid, Domain: cfg.PDE.Domain,
+	pm := predict.Model{Net: m, Backend: backend, Fields: fields, History: history, Constants: cfg.Data.Constants, Coordinates: cfg.Data.Coordinates, Grid: cfg.PDE.Grid, Domain: cfg.PDE.Domain,
 		Stats: stats, About: fmt.Sprintf("%s, checkpoint %s (step %d)", m.Name(), wdir, ws.Step)}
 	if cfg.PDE.TEnd > 0 && cfg.Data.Snapshots > 1 {
 		pm.Dt = cfg.PDE.TEnd / float64(cfg.Data.Snapshots-1)

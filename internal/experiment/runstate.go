@@ -132,11 +132,14 @@ func PlanRecord(cfg config.Config, name string, in, out int, params string, widt
 
 // Channels are the input and output channels of cfg's models, from its
 // data.inputs, data.outputs and data.history, plus one input channel per
-// grid axis with data.coordinates (as uhno bench and the dry run take
-// them, and as data.Plan.InputShape gives them); 0 when the configuration
-// names no fields.
+// constant input (data.constants) and per grid axis with data.coordinates
+// (as uhno bench and the dry run take them, and as data.Plan.InputShape
+// gives them); 0 when the configuration names no fields.
 func Channels(cfg config.Config) (in, out int) {
 	in = max(cfg.Data.History, 1) * len(cfg.Data.Inputs)
+	if in > 0 {
+		in += len(cfg.Data.Constants)
+	}
 	if cfg.Data.Coordinates && in > 0 {
 		in += len(cfg.PDE.Grid)
 	}

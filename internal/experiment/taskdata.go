@@ -62,7 +62,7 @@ func openTaskData(cfg config.Config, path string, stride int, st statsFrom) (*ta
 		return fail(err)
 	}
 	if td.plan, err = ds.Plan(data.Sampling{Inputs: cfg.Data.Inputs, Outputs: cfg.Data.Outputs,
-		History: cfg.Data.History, Pairs: cfg.Data.PairsPerTrajectory, Coordinates: cfg.Data.Coordinates}); err != nil {
+		History: cfg.Data.History, Pairs: cfg.Data.PairsPerTrajectory, Constants: cfg.Data.Constants, Coordinates: cfg.Data.Coordinates}); err != nil {
 		return fail(err)
 	}
 	switch {

@@ -246,6 +246,9 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	task := cfg.Task
 	if cfg.Data.Source == config.SourceDescribed {
 		task = fmt.Sprintf("%s's settings on the described data (channels %s)", cfg.Task, strings.Join(cfg.Data.Inputs, ", "))
+		if len(cfg.Data.Constants) > 0 {
+			task = strings.TrimSuffix(task, ")") + "; constant inputs " + strings.Join(cfg.Data.Constants, ", ") + ")"
+		}
 	}
 	fmt.Fprintf(opts.Out, "%s on %s: %s\ndata %s: %d training pairs, %d validation pairs; run directory %s\n",
 		task, backend.Name(), desc, path, batcher.PairsPerEpoch(), valPairs, runDir)

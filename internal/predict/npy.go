@@ -119,6 +119,11 @@ func (s *npySource) Shape() []int                { return append([]int(nil), s.s
 func (s *npySource) Close() error                { return s.f.Close() }
 func (s *npySource) Coord(name string) []float32 { return nil }
 
+// Constant refuses: a plain array holds time-dependent channels only.
+func (s *npySource) Constant(_ []float32, name string, _ int) error {
+	return fmt.Errorf("predict: %s: the run takes constant input %q, which a plain .npy array cannot hold: give the input in the layout of the run's data (or its task.json)", s.path, name)
+}
+
 // Read reads frames [t0, t0+nt) of trajectory i as [nt, fields, points],
 // moving a trailing channel axis in front of the grid.
 func (s *npySource) Read(dst []float32, i, t0, nt int) error {

@@ -25,8 +25,12 @@ type Model struct {
 	Fields []string
 	// History is H, the input frames per sample (data.history).
 	History int
-	// Coordinates appends one channel per grid axis after the H frames
-	// (data.coordinates), the same at every step, as training did.
+	// Constants are the constant inputs (data.constants), one channel
+	// each after the H frames, read from the input file for each
+	// trajectory; Coordinates appends one channel per grid axis after
+	// them (data.coordinates). Both are the same at every step, as
+	// training had them.
+	Constants   []string
 	Coordinates bool
 	// Grid is the training grid; Domain the task's box per axis (for
 	// coordinates when the input has none).
@@ -275,8 +279,8 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 		}
 	}()
 
-	inCh, nco := m.inputChannels(grid)
-	inLen := h*frameLen + nco*pts
+	inCh := m.inputChannels(grid)
+	inLen := len(inCh) * pts
 	st := eval.NewStepper(m.Net, m.Backend, inCh, m.Fields, grid, m.Stats)
 	defer st.Close()
 	var rel [][]float64 // [step][trajectory]
@@ -300,8 +304,8 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 			if err := src.Read(xk[:h*frameLen], i, 0, h); err != nil {
 				return nil, err
 			}
-			for a := range nco {
-				data.FillCoordinate(xk[h*frameLen+a*pts:h*frameLen+(a+1)*pts], grid, a)
+			if err := m.fixedInputs(xk[h*frameLen:], src, i, grid, pts); err != nil {
+				return nil, err
 			}
 			outs[k] = make([]float32, (steps+1)*frameLen)
 			copy(outs[k], xk[(h-1)*frameLen:h*frameLen])
@@ -349,19 +353,38 @@ func Run(ctx context.Context, m Model, opt Options) (*Result, error) {
 }
 
 // inputChannels are the model's input channels, as training laid them
-// out: the fields of each of the H history frames, then one coordinate
-// channel per grid axis when the run has them (nco of them).
-func (m Model) inputChannels(grid []int) (inCh []string, nco int) {
+// out: the fields of each of the H history frames, then the constant
+// inputs, then one coordinate channel per grid axis when the run has them.
+func (m Model) inputChannels(grid []int) (inCh []string) {
 	for range m.History {
 		inCh = append(inCh, m.Fields...)
 	}
+	for _, c := range m.Constants {
+		inCh = append(inCh, data.ConstantChannel(c))
+	}
 	if m.Coordinates {
-		nco = len(grid)
 		for a := range grid {
 			inCh = append(inCh, data.CoordinateChannel(a))
 		}
 	}
-	return inCh, nco
+	return inCh
+}
+
+// fixedInputs fills dst, the input channels after the history frames, for
+// trajectory i of src: its constant inputs, then the coordinates.
+func (m Model) fixedInputs(dst []float32, src source, i int, grid []int, pts int) error {
+	for j, c := range m.Constants {
+		if err := src.Constant(dst[j*pts:(j+1)*pts], c, i); err != nil {
+			return err
+		}
+	}
+	if m.Coordinates {
+		for a := range grid {
+			at := (len(m.Constants) + a) * pts
+			data.FillCoordinate(dst[at:at+pts], grid, a)
+		}
+	}
+	return nil
 }
 
 // checkOutput refuses a missing output file or one that is an input.

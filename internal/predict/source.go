@@ -22,6 +22,9 @@ type source interface {
 	// Coord returns a coordinate dataset ("x-coordinate", "t-coordinate")
 	// when the file has one, else nil.
 	Coord(name string) []float32
+	// Constant reads constant input name of trajectory i onto the grid
+	// (data.Dataset.ReadConstant); an error where the file has none.
+	Constant(dst []float32, name string, i int) error
 	// Where names the file and dataset for messages; Shape is the shape
 	// found, as the file stores it.
 	Where() string
@@ -132,6 +135,13 @@ func (s *h5Source) Where() string {
 func (s *h5Source) Read(dst []float32, i, t0, nt int) error {
 	if err := s.ds.ReadFrames(dst, i, t0, nt, s.fields); err != nil {
 		return fmt.Errorf("predict: %s", strings.TrimPrefix(err.Error(), "data: "))
+	}
+	return nil
+}
+
+func (s *h5Source) Constant(dst []float32, name string, i int) error {
+	if err := s.ds.ReadConstant(dst, name, i); err != nil {
+		return fmt.Errorf("predict: the run takes constant input %q: %s", name, strings.TrimPrefix(err.Error(), "data: "))
 	}
 	return nil
 }
