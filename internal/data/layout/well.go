@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -395,53 +394,4 @@ func (r *wellReader) scalars() error {
 		r.d.Constants = append(r.d.Constants, Constant{Channel: Channel{Name: name, Dataset: path}, PerTrajectory: sample, Scalar: true})
 	}
 	return nil
-}
-
-// Describe describes path with no hints (DescribeWith).
-func Describe(path string) (Description, error) { return DescribeWith(path, Hints{}) }
-
-// DescribeWith opens path and describes it in the first layout it
-// matches: a .npy file is a plain array; an HDF5 file is The Well's,
-// PDEBench's CFD fields, PDEBench's tensor, PDEBench's per-sample groups,
-// or a plain array when its root holds one dataset and nothing else.
-// Hints apply to the plain arrays (the other layouts say it all; a hint
-// given for one is refused, so nothing the user said is silently
-// dropped).
-func DescribeWith(path string, hints Hints) (Description, error) {
-	if isNpy(path) {
-		return describeNpy(path, hints)
-	}
-	f, err := h5.Open(path)
-	if err != nil {
-		return Description{}, fmt.Errorf("layout: %w", err)
-	}
-	defer f.Close()
-	d, err := describeH5(f, path, hints)
-	if err == nil && d.Layout != ArrayH5 && (hints.Domain != nil || hints.Dt != 0 || hints.Boundary != nil || hints.Channels != nil) {
-		return Description{}, errorf(path, "is in %s's layout, which gives its lengths, time step, boundaries and channel names itself: drop the hints", d.Layout)
-	}
-	return d, err
-}
-
-func describeH5(f *h5.File, path string, hints Hints) (Description, error) {
-	switch {
-	case isWell(f):
-		return describeWell(f, path)
-	case f.Kind("density") == h5.KindDataset:
-		return describeCFD(f, path)
-	case f.Kind("tensor") == h5.KindDataset:
-		return describeTensor(f, path)
-	}
-	groups, err := sampleGroups(f)
-	if err != nil {
-		return Description{}, errorf(path, "%v", err)
-	}
-	if len(groups) > 0 {
-		return describeGroups(f, path, groups)
-	}
-	if ms, err := f.Members("/"); err == nil && len(ms) == 1 && ms[0].Kind == h5.KindDataset {
-		return describeH5Array(f, path, ms[0].Name, hints)
-	}
-	return Description{}, errorf(path, "none of the supported layouts: The Well's (n_spatial_dims, dimensions/, t0_fields/ ...), "+
-		"PDEBench's tensor, CFD fields (density, pressure, Vx ...) or per-sample groups (0000/data), or one array [trajectories, frames, x (, y, z), channels]")
 }
