@@ -176,6 +176,7 @@ func (tf TaskFile) Values(path string) map[string]any {
 		"data.source":               config.SourceDescribed,
 		"data.file":                 path,
 		"data.source_grid":          "[]",
+		"pde.solver_grid":           "[]",
 		"pde.grid":                  d.Grid,
 		"pde.domain":                d.Domain,
 		"data.snapshots":            d.Frames,
