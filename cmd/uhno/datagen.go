@@ -62,9 +62,12 @@ holds a tenth of the trajectories out for testing (--test N). A plain array's le
 time step, boundaries and channel names come from --domain, --dt,
 --boundary, --channels or the dataset's attributes; what neither gives is
 printed as assumed. A file the task cannot use is refused in one line and
-nothing is written. uhno train --data DIR (no --task) then trains any
-model on it and uhno eval --checkpoint RUN evaluates the runs; the other
-commands on such a task are the next steps of issue 36.`,
+nothing is written. Fields without a time axis and scalars that differ
+between trajectories become constant input channels (data.constants); an
+axis with walls or open ends makes the task non-periodic (pde.boundary
+dirichlet; --set data.coordinates=true adds coordinate channels). Then
+uhno train --data DIR (no --task) trains any model on it, and eval,
+predict, ablate --data, bench --data and reproduce --data work on it.`,
 		Example: `  uhno datagen --task burgers
   uhno datagen --task ns2d --train 80 --test 20 --out ./data
   uhno datagen --task darcy --pdebench 2D_DarcyFlow_beta1.0_Train.hdf5
