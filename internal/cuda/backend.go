@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"uhno/internal/cuda/alloc"
@@ -188,10 +189,25 @@ func buf(t *tensor.Tensor) *Buf {
 	return t.Data.(*Buf)
 }
 
+// MemInfo implements tensor.DeviceMemory: the device's free and total
+// bytes. Free counts the allocator's cached blocks as used (they are
+// uhno's, and reusable).
+func (b *Backend) MemInfo() (free, total int64, err error) { return b.drv.MemInfo() }
+
 // Alloc implements tensor.Backend: zero-filled device memory from the cache.
 func (b *Backend) Alloc(n int) tensor.Storage {
-	p, err := b.mem.Get(int64(max(n, 1)) * 4)
+	bytes := int64(max(n, 1)) * 4
+	p, err := b.mem.Get(bytes)
 	if err != nil {
+		if strings.Contains(err.Error(), "OUT_OF_MEMORY") {
+			// A full device is the user's size, not uhno's fault: a value
+			// the commands recover into a one-line error.
+			oom := &tensor.OutOfMemory{Device: b.drv.Describe(), Bytes: bytes, Free: -1, Total: -1, Err: err}
+			if free, total, merr := b.drv.MemInfo(); merr == nil {
+				oom.Free, oom.Total = free, total
+			}
+			panic(oom)
+		}
 		panic(fmt.Sprintf("cuda: Alloc(%d floats): %v", n, err))
 	}
 	s := &Buf{ptr: p, n: n}

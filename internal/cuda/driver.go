@@ -34,6 +34,9 @@ type driver interface {
 	// tensors from a caching allocator (internal/cuda/alloc) on top.
 	Malloc(bytes int64) (uintptr, error)
 	Free(p uintptr) error
+	// MemInfo is the device's free and total memory in bytes
+	// (cuMemGetInfo; the emulator: its $UHNO_EMU_MEMORY limit).
+	MemInfo() (free, total int64, err error)
 	// ExactSizes asks the caching allocator for blocks of exactly the
 	// requested size instead of size classes, so that the emulator's guard
 	// pages sit right at the end of every tensor.

@@ -245,6 +245,20 @@ func (d *realDriver) Malloc(bytes int64) (uintptr, error) {
 	return uintptr(p), nil
 }
 
+// MemInfo is cuMemGetInfo.
+func (d *realDriver) MemInfo() (free, total int64, err error) {
+	leave, err := d.enter()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer leave()
+	free, total, err = cu.MemInfo()
+	if err != nil {
+		return 0, 0, fmt.Errorf("cuMemGetInfo: %w", err)
+	}
+	return free, total, nil
+}
+
 // Free is cuMemFree.
 func (d *realDriver) Free(p uintptr) error {
 	leave, err := d.enter()

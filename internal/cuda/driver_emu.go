@@ -5,6 +5,7 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -34,10 +35,21 @@ type emuDriver struct {
 	// invalid holds the first error that invalidated it.
 	capturing *emuGraph
 	invalid   error
+
+	// limit is the emulated card's memory ($UHNO_EMU_MEMORY, bytes; 0:
+	// no limit), used the bytes allocated now and sizes each block's size,
+	// so that a test can run a device out of memory.
+	limit, used int64
+	sizes       map[uintptr]int64
 }
 
 // EmulatorNote says what the emulated build is, for doctor.
 const EmulatorNote = "no GPU is used; the CUDA kernels run on the CPU under internal/cuda/emu ($UHNO_EMU_ORDER, $UHNO_EMU_THREADS)"
+
+// EnvMemory sets the emulated device's memory in bytes (unset or 0: no
+// limit): an allocation beyond it fails as cuMemAlloc does on a full card
+// (CUDA_ERROR_OUT_OF_MEMORY), and MemInfo reports it.
+const EnvMemory = "UHNO_EMU_MEMORY"
 
 // EnvOrder names the emulator's thread order for a whole run: forward,
 // reverse or shuffle:SEED (the default is forward).
@@ -54,7 +66,14 @@ func openDriver(ordinal int) (driver, error) {
 		}
 		emu.SetOrder(o, seed)
 	}
-	d := &emuDriver{kernels: map[string]emu.Kernel{}, plans: map[fftPlan]int64{}}
+	d := &emuDriver{kernels: map[string]emu.Kernel{}, plans: map[fftPlan]int64{}, sizes: map[uintptr]int64{}}
+	if s := os.Getenv(EnvMemory); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("$%s=%q: want the emulated device's memory in bytes (0: no limit)", EnvMemory, s)
+		}
+		d.limit = n
+	}
 	for i, k := range emu.Kernels() {
 		d.kernels[k.Name] = emu.Kernel(i)
 	}
@@ -63,9 +82,36 @@ func openDriver(ordinal int) (driver, error) {
 
 func (d *emuDriver) Describe() string { return "CUDA emulator on the CPU (internal/cuda/emu)" }
 
-func (d *emuDriver) Malloc(bytes int64) (uintptr, error) { return emu.Malloc(bytes) }
-func (d *emuDriver) Free(p uintptr) error                { return emu.Free(p) }
-func (d *emuDriver) ExactSizes() bool                    { return true }
+// emuTotal is what MemInfo reports as the emulated device's memory
+// without a limit.
+const emuTotal = 1 << 40
+
+func (d *emuDriver) Malloc(bytes int64) (uintptr, error) {
+	if d.limit > 0 && d.used+bytes > d.limit {
+		return 0, fmt.Errorf("cuMemAlloc(%d bytes): CUDA_ERROR_OUT_OF_MEMORY (emulated: $%s=%d)", bytes, EnvMemory, d.limit)
+	}
+	p, err := emu.Malloc(bytes)
+	if err == nil {
+		d.sizes[p] = bytes
+		d.used += bytes
+	}
+	return p, err
+}
+
+func (d *emuDriver) Free(p uintptr) error {
+	d.used -= d.sizes[p]
+	delete(d.sizes, p)
+	return emu.Free(p)
+}
+
+func (d *emuDriver) MemInfo() (free, total int64, err error) {
+	total = emuTotal
+	if d.limit > 0 {
+		total = d.limit
+	}
+	return total - d.used, total, nil
+}
+func (d *emuDriver) ExactSizes() bool { return true }
 
 // enqueue runs op now, or records it while capturing.
 func (d *emuDriver) enqueue(op func() error) error {

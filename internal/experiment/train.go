@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"uhno/internal/bench"
 	"uhno/internal/config"
 	"uhno/internal/data"
 	"uhno/internal/datagen"
@@ -173,11 +174,13 @@ func Train(ctx context.Context, opts *TrainOptions) error {
 
 // trainRunComm is Train as one rank of comm (alone when its size is
 // 1).
-func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launch dist.Launch, saveFault func(int, string) error) error {
+func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launch dist.Launch, saveFault func(int, string) error) (err error) {
 	cfg, rec, runDir, ckDir, extend, err := trainResolve(opts)
 	if err != nil {
 		return err
 	}
+	defer func() { err = outOfMemoryNote(err, runDir) }()
+	defer tensor.RecoverOutOfMemory(&err)
 
 	size, rank := comm.Size(), comm.Rank()
 	if size > 1 && cfg.Optim.Batch%size != 0 {
@@ -223,6 +226,9 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 		return err
 	}
 	if err := m.CheckGrid(ds.Grid()); err != nil {
+		return err
+	}
+	if err := checkDeviceMemory(backend, cfg, modelChoice{opts.Params, opts.Width}, rec, in, out, ds.Grid(), cfg.Optim.Batch/size); err != nil {
 		return err
 	}
 	if runDir == "" {
@@ -288,6 +294,53 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	}
 	printTrainSummary(opts.Out, res, batches.Waited(), runDir)
 	return nil
+}
+
+// checkDeviceMemory refuses, before the first step, a run whose training
+// step cannot fit the device: the memory plan of one step at the rank's
+// batch (bench.PlanStep on a second copy of the model built on a
+// bench.Planner, the plan --dry-run prints), less the weights already on
+// the device, against the device's free memory. The plan leaves out the
+// backend's workspace (cuFFT plans, the allocator's size classes), so a
+// step it passes can still run out; that failure is recovered into a
+// one-line error by trainRunComm (tensor.RecoverOutOfMemory). Backends
+// without device memory (the CPU) are not checked.
+func checkDeviceMemory(backend tensor.Backend, cfg config.Config, choice modelChoice, rec runrec.BuildRecord, in, out int, grid []int, batch int) error {
+	dm, ok := backend.(tensor.DeviceMemory)
+	if !ok {
+		return nil
+	}
+	free, total, err := dm.MemInfo()
+	if err != nil {
+		return nil // the device cannot say: the allocation will
+	}
+	pl := &bench.Planner{}
+	m, _, err := buildModel(cfg, in, out, choice, &rec, pl)
+	if err != nil {
+		return err
+	}
+	plan, err := bench.PlanStep(pl, m, train.LossConfigFor(cfg), batch, in, out, grid)
+	if err != nil {
+		return fmt.Errorf("train: memory plan: %w", err)
+	}
+	if need := plan.Peak - plan.Weights; need > free {
+		return fmt.Errorf("train: one training step at batch %d needs %s more on %s (the memory plan, as --dry-run prints it), which has %s free of %s: lower --batch or the model's size",
+			batch, tensor.FormatBytes(need), backend.Name(), tensor.FormatBytes(free), tensor.FormatBytes(total))
+	}
+	return nil
+}
+
+// outOfMemoryNote adds to a run's out-of-memory error (recovered from the
+// device backend's Alloc) that what was saved is intact.
+func outOfMemoryNote(err error, runDir string) error {
+	var oom *tensor.OutOfMemory
+	if !errors.As(err, &oom) {
+		return err
+	}
+	if runDir == "" {
+		return fmt.Errorf("train: %w", err)
+	}
+	return fmt.Errorf("train: %w; the checkpoints already in %s are intact (uhno train --resume %s continues from the last)", err, runDir, runDir)
 }
 
 // trainBackend opens the run's backend with its thread count (ranks

@@ -1,6 +1,9 @@
 package tensor
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Backend is a compute device: it owns memory and runs uhno's operations.
 //
@@ -439,4 +442,61 @@ type StepReplay interface {
 	Launch() error
 	// Destroy releases it.
 	Destroy() error
+}
+
+// DeviceMemory is implemented by backends whose tensors live in a
+// device's own memory (internal/cuda): MemInfo reports the device's free
+// and total bytes (cuMemGetInfo), so that a command can refuse a training
+// step that cannot fit before the first step runs rather than fail in it.
+type DeviceMemory interface {
+	MemInfo() (free, total int64, err error)
+}
+
+// OutOfMemory is the value a device backend's Alloc panics with when the
+// device cannot hold one more tensor (Backend.Alloc has no error result:
+// an allocation deep inside a model's forward cannot return one). The
+// commands that run steps on a device recover it (RecoverOutOfMemory) and
+// return it as their one-line error; any other panic goes on as a panic.
+type OutOfMemory struct {
+	// Device names the device ("NVIDIA H100 80GB HBM3").
+	Device string
+	// Bytes is the allocation asked for; Free and Total the device's
+	// memory when it failed (-1 where the device could not say).
+	Bytes, Free, Total int64
+	// Err is the driver's error.
+	Err error
+}
+
+func (e *OutOfMemory) Error() string {
+	free := "free memory unknown"
+	if e.Free >= 0 && e.Total > 0 {
+		free = fmt.Sprintf("%s free of %s", FormatBytes(e.Free), FormatBytes(e.Total))
+	}
+	return fmt.Sprintf("out of device memory on %s: an allocation of %s failed with %s (%v)", e.Device, FormatBytes(e.Bytes), free, e.Err)
+}
+
+func (e *OutOfMemory) Unwrap() error { return e.Err }
+
+// RecoverOutOfMemory turns a panic with an *OutOfMemory into *err (call
+// it deferred, with the function's named error result); other panics are
+// re-raised unchanged.
+func RecoverOutOfMemory(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if oom, ok := r.(*OutOfMemory); ok {
+		*err = oom
+		return
+	}
+	panic(r)
+}
+
+// FormatBytes writes a byte count in GiB (MiB below one GiB), for memory
+// messages.
+func FormatBytes(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
