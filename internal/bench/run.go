@@ -55,11 +55,14 @@ type Result struct {
 	Task    string `json:"task,omitempty"`
 	Model   string `json:"model"` // model.Model.Name: "uhno", "uhno-F", "fno"
 	Backend string `json:"backend"`
-	Input   []int  `json:"input_shape"`
-	Batch   int    `json:"batch"`
-	Params  int    `json:"params"`
-	Warmup  int    `json:"warmup"`
-	Repeats int    `json:"repeats"`
+	// Precision is the backend's precision when it has a setting (the
+	// CUDA backend: fp32, or bf16 autocast), else empty.
+	Precision string `json:"precision,omitempty"`
+	Input     []int  `json:"input_shape"`
+	Batch     int    `json:"batch"`
+	Params    int    `json:"params"`
+	Warmup    int    `json:"warmup"`
+	Repeats   int    `json:"repeats"`
 
 	FLOPs FLOPs `json:"flops"`
 	// Train is one whole training step: upload the batch, forward, loss,

@@ -43,6 +43,9 @@ type BenchOptions struct {
 	OpTimes int
 	JSON    string // file, "-" for stdout, "" for none
 	Quiet   bool
+	// Precision is --precision: "" (the backend's default, float32), fp32,
+	// or bf16 (the CUDA backend's autocast; an error on the CPU).
+	Precision string
 }
 
 // benchEntry is one row to measure: a model at a task shape.
@@ -188,6 +191,10 @@ func benchOne(ctx context.Context, e benchEntry, opts *BenchOptions, threads int
 			err = fmt.Errorf("bench: %w", cerr)
 		}
 	}()
+	precision, err := benchPrecision(be, opts.Precision)
+	if err != nil {
+		return bench.Result{}, err
+	}
 	c, desc, err := benchCase(e, opts, be)
 	if err != nil {
 		return bench.Result{}, err
@@ -199,7 +206,29 @@ func benchOne(ctx context.Context, e benchEntry, opts *BenchOptions, threads int
 		bar := progress.New(opts.Err, 1+opts.Warmup+opts.Repeats, progress.Options{Description: c.Name, Unit: "steps"})
 		bopt.Progress = func(done, _ int) { bar.Set(done) }
 	}
-	return bench.Run(ctx, c, bopt)
+	res, err = bench.Run(ctx, c, bopt)
+	res.Precision = precision
+	return res, err
+}
+
+// benchPrecision sets the backend's precision to --precision p ("": left
+// as it is) and returns the precision the bench runs at ("" for a backend
+// without a setting: the CPU computes in float32).
+func benchPrecision(be tensor.Backend, p string) (string, error) {
+	ps, ok := be.(PrecisionSetter)
+	switch {
+	case p != "" && p != precisionBF16 && p != precisionFP32:
+		return "", fmt.Errorf("bench: --precision %q: want bf16 or fp32", p)
+	case !ok && p == precisionBF16:
+		return "", fmt.Errorf("bench: --precision bf16 needs the CUDA backend (bin/uhno-cuda); the CPU backend computes in float32")
+	case !ok:
+		return "", nil
+	case p != "":
+		if err := ps.SetPrecision(p); err != nil {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+	}
+	return ps.Precision(), nil
 }
 
 // benchPlan checks the flags and returns the preset's name (empty for a

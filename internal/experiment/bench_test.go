@@ -3,6 +3,9 @@ package experiment
 import (
 	"slices"
 	"testing"
+
+	"uhno/internal/cpu"
+	"uhno/internal/tensor"
 )
 
 // TestBenchPlan checks how presets and flags become the rows to measure,
@@ -44,4 +47,47 @@ func costRows(names ...string) []benchEntry {
 		rows = append(rows, benchEntry{"ns2d", 128, 16, m, ""})
 	}
 	return rows
+}
+
+// precisionBackend is the CPU backend with a precision setting, as the
+// CUDA backend has one.
+type precisionBackend struct {
+	tensor.Backend
+	p string
+}
+
+func (b *precisionBackend) SetPrecision(p string) error { b.p = p; return nil }
+func (b *precisionBackend) Precision() string           { return b.p }
+
+// TestBenchPrecision: --precision sets a backend's precision and the
+// result records it; bf16 on a backend without one (the CPU) and an
+// unknown value are one-line errors; without the flag a backend keeps
+// its precision and the CPU's result records none.
+func TestBenchPrecision(t *testing.T) {
+	tests := []struct {
+		be      tensor.Backend
+		flag    string
+		want    string
+		wantErr string
+	}{
+		{cpu.New(1), "", "", ""},
+		{cpu.New(1), "fp32", "", ""},
+		{cpu.New(1), "bf16", "", "bench: --precision bf16 needs the CUDA backend (bin/uhno-cuda); the CPU backend computes in float32"},
+		{cpu.New(1), "fp16", "", `bench: --precision "fp16": want bf16 or fp32`},
+		{&precisionBackend{p: "fp32"}, "", "fp32", ""},
+		{&precisionBackend{p: "fp32"}, "bf16", "bf16", ""},
+		{&precisionBackend{p: "bf16"}, "fp32", "fp32", ""},
+	}
+	for _, tt := range tests {
+		got, err := benchPrecision(tt.be, tt.flag)
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("%T --precision %q: error %v, want %s", tt.be, tt.flag, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%T --precision %q: %q, %v; want %q", tt.be, tt.flag, got, err, tt.want)
+		}
+	}
 }
