@@ -18,6 +18,7 @@
 # work folder is $GPU_KIT_WORK (default /tmp/gpu-kit).
 #
 # Env: GPU_CHECKS_DEADLINE (s, default 480); OUT (default ./gpu-checks);
+# GPU_CHECKS_ONLY / GPU_CHECKS_SKIP (regexes of step names to run / skip);
 # GPU_KIT_UHNO, GPU_KIT_CUDA_TEST, GPU_KIT_TRAIN_TEST, GPU_KIT_NCCL_TEST
 # (the binaries; the rehearsal points them at the emulator build);
 # GPU_KIT_CUDA_TEST_RUN (a -test.run filter for the kernel tests);
@@ -63,6 +64,7 @@ finish() {
 		} >"$OUT/summary.json"
 	fi
 	cp "$OUT/summary.json" "$LOGS/summary.json"
+	cp "$WORK"/bench-*.json "$WORK"/peaks.json "$LOGS"/ 2>/dev/null
 	tar -C "$WORK" -czf "$OUT/logs.tgz" logs 2>/dev/null
 	echo "== summary: $OUT/summary.json, logs: $OUT/logs.tgz ($(du -k "$OUT/logs.tgz" | cut -f1) KiB); $FAILED step(s) failed or timed out; $((SECONDS - T0)) s of $DEADLINE"
 	exit "$FAILED"
@@ -93,6 +95,11 @@ step() {
 	l=$(left)
 	if [ -n "${GPU_CHECKS_ONLY:-}" ] && ! [[ $name =~ $GPU_CHECKS_ONLY ]]; then
 		skip "$name" "not in GPU_CHECKS_ONLY=$GPU_CHECKS_ONLY"
+		STEP_RC=-1
+		return
+	fi
+	if [ -n "${GPU_CHECKS_SKIP:-}" ] && [[ $name =~ $GPU_CHECKS_SKIP ]]; then
+		skip "$name" "in GPU_CHECKS_SKIP=$GPU_CHECKS_SKIP"
 		STEP_RC=-1
 		return
 	fi
@@ -230,6 +237,104 @@ else skip cuda-train-test "no $TRAIN_TEST"; fi
 if [ -x "$NCCL_TEST" ]; then
 	step nccl-test 30 5 intest internal/cuda/nccl "$NCCL_TEST" -test.v -test.count=1
 else skip nccl-test "no $NCCL_TEST"; fi
+
+# ---- 5a. issue 37: the card's peaks, every model before and after the
+# kernel rewrites (an older binary alternated with this one), each model's
+# most expensive kernels (ncu over one bench run), the text's sizes, bf16,
+# and the two device faults. scripts/roofline.py turns the JSON into
+# PERFORMANCE's tables.
+OLD=
+if [ -f "$KIT/uhno-cuda-old.xz" ]; then
+	OLD=$WORK/uhno-cuda-old
+	if { have xz && xz -dc "$KIT/uhno-cuda-old.xz" >"$OLD"; } ||
+		python3 -c 'import lzma, sys; open(sys.argv[2], "wb").write(lzma.open(sys.argv[1]).read())' "$KIT/uhno-cuda-old.xz" "$OLD"; then
+		chmod +x "$OLD"
+	else OLD=; fi
+fi
+if have python3; then
+	step peaks 60 10 python3 scripts/gpu_peaks.py --json "$WORK/peaks.json"
+else skip peaks "no python3"; fi
+cost() { # cost BIN TAG: Table cost's shape at 0.62M and Burgers at 0.62M
+	"$1" bench --preset cost-ns2d --params 0.62M --repeats 20 --warmup 5 --quiet --json "$WORK/bench-$2-cost-ns2d.json" &&
+		"$1" bench --task burgers --params 0.62M --repeats 30 --warmup 5 --quiet --json "$WORK/bench-$2-burgers.json"
+}
+export -f cost
+export WORK
+step cost-new 120 30 cost "$UHNO" new
+if [ -n "$OLD" ]; then
+	step cost-old 120 30 cost "$OLD" old
+	step cost-new2 120 30 cost "$UHNO" new2
+else skip cost-old "no older binary in the kit (GPU_KIT_OLD)"; fi
+# fault 1: a step beyond the card stops before training, in one line
+fault_oom() {
+	local out rc
+	# Burgers at the text's size needs about 6.3 MiB a sample (--dry-run's
+	# plan): batch 40,000 asks about 250 GiB, beyond an H100's or H200's
+	# memory ($GPU_KIT_OOM_BATCH: the rehearsal's smaller emulated card)
+	out=$("$UHNO" train --task burgers --params text --batch "${GPU_KIT_OOM_BATCH:-40000}" --steps 2 \
+		--set data.train_trajectories=64 --set data.test_trajectories=16 --val-pairs 256 --val-every 0 \
+		--dynamics-every 0 --data "$KIT/data" --out "$WORK/runs/oom" --quiet 2>&1)
+	rc=$?
+	echo "rc $rc"
+	echo "$out"
+	[ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -le 3 ] && ! grep -q -e 'goroutine' -e 'panic' <<<"$out" &&
+		grep -q 'needs .* more on cuda' <<<"$out" && [ ! -e "$WORK/runs/oom/latest" ]
+}
+# fault 2: SIGKILL inside a checkpoint save and at a moment in a step,
+# each followed by --resume, against an uninterrupted run (same bits?)
+fault_kill() {
+	local args=("${TRAIN_ARGS[@]}") i rc
+	for i in "${!args[@]}"; do [ "${args[$i]}" = 0 ] && [ "${args[$((i - 1))]}" = --ckpt-every ] && args[i]=50; done
+	"$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-whole" || return 1
+	UHNO_TEST_CRASH_IN_CHECKPOINT=mid-weights@100 "$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-save"
+	echo "killed in step 100's save: rc $? (137 expected), latest $(cat "$WORK/runs/kill-save/latest" 2>/dev/null)"
+	"$UHNO" train --resume "$WORK/runs/kill-save" --data "$KIT/data" --quiet || return 1
+	"$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-step" &
+	local pid=$!
+	sleep "${GPU_KIT_KILL_AFTER:-2.5}"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+	echo "killed at ${GPU_KIT_KILL_AFTER:-2.5} s: rc $?, latest $(cat "$WORK/runs/kill-step/latest" 2>/dev/null)"
+	if [ -f "$WORK/runs/kill-step/latest" ]; then
+		"$UHNO" train --resume "$WORK/runs/kill-step" --data "$KIT/data" --quiet || return 1
+	else
+		"$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-step" || return 1
+	fi
+	rc=0
+	for r in kill-save kill-step; do
+		for f in weights.safetensors optimizer.safetensors; do
+			a=$(sha256sum <"$WORK/runs/kill-whole/step-00000200/$f" | cut -c1-16)
+			b=$(sha256sum <"$WORK/runs/$r/step-00000200/$f" 2>/dev/null | cut -c1-16)
+			echo "same_bits $r $f $([ "$a" = "$b" ] && echo true || echo false) $a $b"
+		done
+		python3 scripts/gpu_kit.py lastloss "$WORK/runs/kill-whole/log.jsonl" "$WORK/runs/$r/log.jsonl" || true
+		[ -f "$WORK/runs/$r/step-00000200/weights.safetensors" ] || rc=1
+	done
+	return $rc
+}
+TRAIN_ARGS=()
+[ -f "$KIT/train.args" ] && mapfile -t TRAIN_ARGS <"$KIT/train.args"
+step fault-oom 60 10 fault_oom
+if [ ${#TRAIN_ARGS[@]} -gt 0 ]; then
+	export UHNO KIT
+	export -f fault_kill
+	TRAIN_ARGS_Q=$(printf '%q ' "${TRAIN_ARGS[@]}")
+	step fault-kill 90 20 bash -c "TRAIN_ARGS=($TRAIN_ARGS_Q); fault_kill"
+else skip fault-kill "no $KIT/train.args (make gpu-kit)"; fi
+# per model: the five most expensive kernels (ncu, kernel time only)
+if have ncu; then
+	for m in uhno fno wno ffno loglofno convfno cno gno; do
+		step "ncu-$m" 45 15 ncu --clock-control none --metrics gpu__time_duration.sum --csv --launch-count 3000 \
+			"$UHNO" bench --preset cost-ns2d --model "$m" --params 0.62M --repeats 1 --warmup 1 --quiet
+	done
+	step ncu-burgers-uhno 45 15 ncu --clock-control none --metrics gpu__time_duration.sum --csv --launch-count 3000 \
+		"$UHNO" bench --task burgers --model uhno --params 0.62M --repeats 1 --warmup 1 --quiet
+else skip ncu-models "no ncu"; fi
+# the text's sizes (U-HNO and FNO), and 3D in fp32 and bf16
+step bench-text 120 20 bash -c '"$0" bench --task ns2d --params text --repeats 10 --warmup 3 --quiet --json "$1/bench-text-ns2d.json" &&
+	"$0" bench --task burgers --params text --repeats 20 --warmup 5 --quiet --json "$1/bench-text-burgers.json"' "$UHNO" "$WORK"
+step bench-cfd3d-fp32 90 20 "$UHNO" bench --task cfd3d --batch 1 --precision fp32 --repeats 5 --warmup 2 --quiet --json "$WORK/bench-cfd3d-fp32.json"
+step bench-cfd3d-bf16 90 20 "$UHNO" bench --task cfd3d --batch 1 --precision bf16 --repeats 5 --warmup 2 --quiet --json "$WORK/bench-cfd3d-bf16.json"
 
 # ---- 6. speed: uhno bench beside torch eager, matched sizes ---------------
 torch_ok=0

@@ -4,6 +4,8 @@
   gpu_kit.py torch-flags BENCH.json BENCH.txt CONFIG.yaml
       bench_torch.py's flags for the sizes uhno's own bench used: task, grid,
       batch, input channels, U-HNO's C0, levels, K0 and the matched FNO width.
+  gpu_kit.py lastloss A/log.jsonl B/log.jsonl
+      the last logged training loss of two runs, and whether they are equal.
   gpu_kit.py summary WORK KIT DEADLINE ELAPSED
       summary.json of a scripts/gpu_checks.sh run, on stdout.
 """
@@ -105,8 +107,22 @@ def uhno_bench(path):
                         params=r.get("params"),
                         train_ms_median=r.get("train", {}).get("median_ms"), train_ms_min=r.get("train", {}).get("min_ms"),
                         infer_ms_median=r.get("infer", {}).get("median_ms"), infer_ms_min=r.get("infer", {}).get("min_ms"),
-                        peak_bytes=(r.get("memory") or {}).get("peak_bytes")))
+                        peak_bytes=(r.get("memory") or {}).get("peak_bytes"),
+                        **({"precision": r["precision"]} if r.get("precision") else {}),
+                        **step_traffic(r)))
     return out
+
+
+def step_traffic(r):
+    """A training step's FLOPs and least bytes (bench's counter, every phase but
+    inference), for the roofline; {} when the JSON has no per-op counts."""
+    ops = r.get("ops") or []
+    train = [o for o in ops if o.get("phase") != "inference"]
+    if not train:
+        return {}
+    fft = (r.get("flops") or {}).get("train_step_fft", 0)
+    return {"train_flops": sum(o.get("flops", 0) for o in train) + fft, "train_bytes": sum(o.get("bytes", 0) for o in train),
+            "phases": sorted({o.get("phase") for o in train})}
 
 
 def torch_bench(log):
@@ -285,6 +301,20 @@ def summary(work, kit, deadline, elapsed):
     s["sanitizers"] = {n: sanitizer(L(n + ".log")) for n in ("memcheck", "racecheck", "memcheck-failing")
                        if os.path.exists(L(n + ".log"))}
     s["ncu"] = ncu(L("ncu.log"))
+    # issue 37: the card's peaks, each model's five most expensive kernels,
+    # the two device faults
+    try:
+        s["peaks"] = json.load(open(os.path.join(work, "peaks.json")))
+    except (OSError, ValueError):
+        s["peaks"] = None
+    per = {}
+    for p in sorted(glob.glob(os.path.join(logs, "ncu-*.log"))):
+        r = ncu(p)
+        if r:
+            r["top"] = r["top"][:5]
+            per[os.path.basename(p)[len("ncu-"):-len(".log")]] = r
+    s["ncu_models"] = per or None
+    s["faults"] = {n: read(L(n + ".log"))[-3000:] or None for n in ("fault-oom", "fault-kill")}
     s["failing_tests"] = read(os.path.join(work, "failing-tests")).strip() or None
     s["logs"] = sorted(os.path.basename(p) for p in glob.glob(os.path.join(logs, "*")))
     json.dump(s, sys.stdout, indent=1, sort_keys=False, default=str)
@@ -294,6 +324,10 @@ def summary(work, kit, deadline, elapsed):
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "torch-flags":
         torch_flags(*sys.argv[2:5])
+    elif len(sys.argv) == 4 and sys.argv[1] == "lastloss":
+        a, b = train_log(sys.argv[2]), train_log(sys.argv[3])
+        print("final_loss %s %s %s" % (a and a["final_loss"], b and b["final_loss"],
+                                       "same" if a and b and a["final_loss"] == b["final_loss"] else "differ"))
     elif len(sys.argv) == 6 and sys.argv[1] == "summary":
         summary(*sys.argv[2:6])
     else:
