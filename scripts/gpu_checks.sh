@@ -283,18 +283,22 @@ fault_oom() {
 # fault 2: SIGKILL inside a checkpoint save and at a moment in a step,
 # each followed by --resume, against an uninterrupted run (same bits?)
 fault_kill() {
-	local args=("${TRAIN_ARGS[@]}") i rc
-	for i in "${!args[@]}"; do [ "${args[$i]}" = 0 ] && [ "${args[$((i - 1))]}" = --ckpt-every ] && args[i]=50; done
+	local args=("${TRAIN_ARGS[@]}") i rc n=0
+	for i in "${!args[@]}"; do [ "${args[$((i - 1))]}" = --steps ] && n=${args[$i]}; done
+	[ "$n" -ge 4 ] || { echo "fault_kill: no --steps of at least 4 in the kit's train.args"; return 1; }
+	for i in "${!args[@]}"; do [ "${args[$((i - 1))]}" = --ckpt-every ] && args[i]=$((n / 4)); done
+	local final half=$((n / 2))
+	final=$(printf 'step-%08d' "$n")
 	"$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-whole" || return 1
-	UHNO_TEST_CRASH_IN_CHECKPOINT=mid-weights@100 "$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-save"
-	echo "killed in step 100's save: rc $? (137 expected), latest $(cat "$WORK/runs/kill-save/latest" 2>/dev/null)"
+	UHNO_TEST_CRASH_IN_CHECKPOINT=mid-weights@$half "$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-save"
+	echo "killed in step $half's save: rc $? (137 expected), latest $(cat "$WORK/runs/kill-save/latest" 2>/dev/null)"
 	"$UHNO" train --resume "$WORK/runs/kill-save" --data "$KIT/data" --quiet || return 1
 	"$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-step" &
 	local pid=$!
-	sleep "${GPU_KIT_KILL_AFTER:-2.5}"
+	sleep "${GPU_KIT_KILL_AFTER:-1.5}"
 	kill -KILL "$pid" 2>/dev/null
 	wait "$pid"
-	echo "killed at ${GPU_KIT_KILL_AFTER:-2.5} s: rc $?, latest $(cat "$WORK/runs/kill-step/latest" 2>/dev/null)"
+	echo "killed at ${GPU_KIT_KILL_AFTER:-1.5} s: rc $?, latest $(cat "$WORK/runs/kill-step/latest" 2>/dev/null)"
 	if [ -f "$WORK/runs/kill-step/latest" ]; then
 		"$UHNO" train --resume "$WORK/runs/kill-step" --data "$KIT/data" --quiet || return 1
 	else
@@ -303,12 +307,12 @@ fault_kill() {
 	rc=0
 	for r in kill-save kill-step; do
 		for f in weights.safetensors optimizer.safetensors; do
-			a=$(sha256sum <"$WORK/runs/kill-whole/step-00000200/$f" | cut -c1-16)
-			b=$(sha256sum <"$WORK/runs/$r/step-00000200/$f" 2>/dev/null | cut -c1-16)
+			a=$(sha256sum <"$WORK/runs/kill-whole/$final/$f" | cut -c1-16)
+			b=$(sha256sum <"$WORK/runs/$r/$final/$f" 2>/dev/null | cut -c1-16)
 			echo "same_bits $r $f $([ "$a" = "$b" ] && echo true || echo false) $a $b"
 		done
 		python3 scripts/gpu_kit.py lastloss "$WORK/runs/kill-whole/log.jsonl" "$WORK/runs/$r/log.jsonl" || true
-		[ -f "$WORK/runs/$r/step-00000200/weights.safetensors" ] || rc=1
+		[ -f "$WORK/runs/$r/$final/weights.safetensors" ] || rc=1
 	done
 	return $rc
 }

@@ -232,11 +232,7 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 		return err
 	}
 	if runDir == "" {
-		name := m.Name() // uhno, uhno-A, ...
-		if rec.Model != "uhno" {
-			name = rec.Model // fno-wider builds an FNO: keep it apart from runs/<task>-fno
-		}
-		runDir = filepath.Join("runs", cfg.Task+"-"+name)
+		runDir = defaultRunDir(cfg.Task, rec.Model, m)
 	}
 	if rank == 0 { // the one writer of the run directory, until the command exits
 		lk, err := runlock.Acquire(runDir)
@@ -294,6 +290,18 @@ func trainRunComm(ctx context.Context, opts *TrainOptions, comm dist.Comm, launc
 	}
 	printTrainSummary(opts.Out, res, batches.Waited(), runDir)
 	return nil
+}
+
+// defaultRunDir is a new run's directory when --out is not given:
+// runs/<task>-<model's name> (uhno, uhno-A, ...; a baseline by its
+// registered name, so that fno-wider, which builds an FNO, stays apart from
+// runs/<task>-fno).
+func defaultRunDir(task, modelName string, m model.Model) string {
+	name := m.Name()
+	if modelName != "uhno" {
+		name = modelName
+	}
+	return filepath.Join("runs", task+"-"+name)
 }
 
 // checkDeviceMemory refuses, before the first step, a run whose training
