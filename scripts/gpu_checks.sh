@@ -268,10 +268,10 @@ else skip cost-old "no older binary in the kit (GPU_KIT_OLD)"; fi
 # fault 1: a step beyond the card stops before training, in one line
 fault_oom() {
 	local out rc
-	# Burgers at the text's size needs about 6.3 MiB a sample (--dry-run's
-	# plan): batch 40,000 asks about 250 GiB, beyond an H100's or H200's
-	# memory ($GPU_KIT_OOM_BATCH: the rehearsal's smaller emulated card)
-	out=$("$UHNO" train --task burgers --params text --batch "${GPU_KIT_OOM_BATCH:-40000}" --steps 2 \
+	# U-HNO with C0 = 320 (668M parameters) on the kit's Burgers data at
+	# batch 3,200 (all its training pairs): --dry-run's plan asks about
+	# 195 GiB, beyond an H100's or H200's memory
+	out=$("$UHNO" train --task burgers --set model.c0=320 --batch 3200 --steps 2 \
 		--set data.train_trajectories=64 --set data.test_trajectories=16 --val-pairs 256 --val-every 0 \
 		--dynamics-every 0 --data "$KIT/data" --out "$WORK/runs/oom" --quiet 2>&1)
 	rc=$?
@@ -318,9 +318,9 @@ fault_kill() {
 }
 TRAIN_ARGS=()
 [ -f "$KIT/train.args" ] && mapfile -t TRAIN_ARGS <"$KIT/train.args"
+export UHNO KIT
 step fault-oom 60 10 fault_oom
 if [ ${#TRAIN_ARGS[@]} -gt 0 ]; then
-	export UHNO KIT
 	export -f fault_kill
 	TRAIN_ARGS_Q=$(printf '%q ' "${TRAIN_ARGS[@]}")
 	step fault-kill 90 20 bash -c "TRAIN_ARGS=($TRAIN_ARGS_Q); fault_kill"
