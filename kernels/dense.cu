@@ -21,7 +21,15 @@
 //                           parity class of the input point (see cd_backward_dx)
 //   - ConvDownBackward dw:  dW += sum_b dY_b P_b^T  (K = B * output points)
 //
-// Every output is a sum over k in increasing order inside one thread, so
+// At U-HNO's small channel counts (Cout, Cin <= 64, a few to a few tens)
+// the pointwise weight gradient is a tiny Cout x Cin output over a long
+// K = B S, and a 64 x 64 tile would be almost all padding; it runs instead
+// on pw_backward_dw_small (one block per K chunk, every Cout x Cin dot
+// product from one shared-memory slab of dY and X per stage; Go side
+// cuda.SmallChannels picks it by shape).
+//
+// Every output is a sum over k in increasing order inside one thread
+// (pw_backward_dw_small: inside one lane, lanes added in order), so
 // results are identical run to run. The weight gradients reduce over the
 // batch and space (K up to B N^d); they are split into a fixed number of
 // K chunks chosen from the shapes alone (cuda.SplitK), each chunk writing
@@ -262,6 +270,93 @@ extern "C" __global__ void pw_backward_dw(float *out, const float *dy, const flo
         zero_acc(acc);
         gemm_mainloop(la, lb, z * chunk, min(K, (z + 1) * chunk), acc, bf16);
         store_dw(out, acc, m0, n0, cout, cin, z, accumulate);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// PointwiseBackward, weight gradient at small channel counts (U-HNO's
+// channels, a few to a few tens): dw[o,i] += sum_{b,s} dy[b,o,s] x[b,i,s]
+// with Cout, Cin <= SMALL_C. There the 64 x 64 tile of pw_backward_dw is
+// almost all padding (Cout = Cin = 10 uses 100 of its 4,096 outputs), and
+// the whole product is a long K = B S with a tiny output. This kernel is
+// one 256-thread block per K chunk (grid (splits), cuda.SplitKSmall): it
+// walks its chunk in stages of SK folded k values, loads the stage's
+// [Cout, SK] slab of dY and [Cin, SK] slab of X into shared memory once
+// (32 consecutive threads read 32 consecutive k: coalesced; rounded to
+// bf16 under autocast), and computes every one of the Cout x Cin dot
+// products from it.
+//
+// Thread mapping: a "lane" is T = rg Cin threads, rg = min(Cout,
+// 256 / Cin) rows; thread u of a lane owns column i = u % Cin and rows
+// o = u / Cin + rg j (j < SMALL_J), so one x value read from shared
+// memory serves its J rows. When Cout Cin <= 128 several lanes fit the
+// block (G = 256 / T) and lane g takes the stage's k = g, g + G, ...;
+// the lanes' sums are then added in lane order. Every sum runs in a fixed
+// order (k increasing within a lane, lanes in order, chunks in order by
+// dense_splitk_reduce): deterministic, no atomics. Output as
+// pw_backward_dw: added to out with accumulate != 0 (one chunk), else
+// chunk z's partial at out[z Cout Cin + o Cin + i].
+#define SK 32     // K depth of one stage of the small-channel kernel
+#define SMALL_C 64 // most channels on either side (the shared slabs)
+#define SMALL_J 8  // most rows per thread: ceil(Cout / rg) <= SMALL_J
+
+extern "C" __global__ void pw_backward_dw_small(float *out, const float *dy, const float *x,
+                                                int batch, int cin, int cout, int s, int chunk, int splits,
+                                                int accumulate, int bf16) {
+    __shared__ float dys[SMALL_C][SK + 1], xs[SMALL_C][SK + 1]; // +1: the stores along k skew the banks
+    __shared__ float lanes[GTHREADS];
+    const int rg = min(cout, GTHREADS / cin), T = rg * cin, G = GTHREADS / T;
+    const int g = threadIdx.x / T, u = threadIdx.x % T, i = u % cin, o0 = u / cin;
+    const int K = batch * s, rows = cout + cin;
+    for (int z = blockIdx.x; z < splits; z += gridDim.x) {
+        const int k0 = z * chunk, k1 = min(K, k0 + chunk);
+        float acc[SMALL_J];
+#pragma unroll
+        for (int j = 0; j < SMALL_J; j++) acc[j] = 0.0f;
+        for (int kb = k0; kb < k1; kb += SK) {
+            // Stage: row r < Cout is dY's channel r, else X's channel r - Cout; zero beyond the chunk.
+            for (int q = threadIdx.x; q < rows * SK; q += GTHREADS) {
+                const int r = q / SK, kk = q % SK, k = kb + kk;
+                const int b = k / s, sp = k - b * s;
+                float v = 0.0f;
+                if (k < k1) v = r < cout ? dy[((size_t)b * cout + r) * s + sp] : x[((size_t)b * cin + r - cout) * s + sp];
+                v = bf16_if(v, bf16);
+                if (r < cout) dys[r][kk] = v;
+                else xs[r - cout][kk] = v;
+            }
+            __syncthreads();
+            if (g < G) {
+                for (int kk = g; kk < SK; kk += G) {
+                    const float xv = xs[i][kk];
+#pragma unroll
+                    for (int j = 0; j < SMALL_J; j++) {
+                        const int o = o0 + rg * j;
+                        if (o < cout) acc[j] += dys[o][kk] * xv;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+        if (G > 1) { // one row per thread (rg = Cout): add the lanes in lane order
+            lanes[threadIdx.x] = acc[0];
+            __syncthreads();
+            if (g == 0) {
+                float sum = lanes[u];
+                for (int h = 1; h < G; h++) sum += lanes[u + h * T];
+                acc[0] = sum;
+            }
+            __syncthreads();
+        }
+        if (g == 0) {
+            float *dst = accumulate ? out : out + (size_t)z * cout * cin;
+#pragma unroll
+            for (int j = 0; j < SMALL_J; j++) {
+                const int o = o0 + rg * j;
+                if (o >= cout) continue;
+                if (accumulate) dst[o * cin + i] += acc[j];
+                else dst[o * cin + i] = acc[j];
+            }
+        }
     }
 }
 

@@ -28,6 +28,21 @@ const (
 	// a device query, so the split is a function of the shapes alone.
 	splitKTargetBlocks = 2 * 132
 
+	// smallStageK is the K depth of one stage of the small-channel weight
+	// gradient (SK in kernels/dense.cu).
+	smallStageK = 32
+	// smallMaxC is the most channels on either side of the small-channel
+	// weight gradient (SMALL_C: its shared slabs are SMALL_C x (SK+1)).
+	smallMaxC = 64
+	// smallMaxRows is the most output rows one thread of it owns (SMALL_J).
+	smallMaxRows = 8
+	// smallMinChunk is the shortest K chunk of the small-channel weight
+	// gradient (a multiple of smallStageK): four stages. Short chunks make
+	// many blocks (Burgers' K = 32 x 1024: 256 blocks of 128), which hide
+	// the load latency of the stages; their partials are Cout Cin floats
+	// each, small beside the B S (Cout + Cin) floats read.
+	smallMinChunk = 4 * smallStageK
+
 	// biasBlock is the block size of the bias-gradient partial sums (the
 	// kernel's shared array is GTHREADS = 256 floats).
 	biasBlock = 256
@@ -71,6 +86,32 @@ func SplitK(m, n, k int) (splits, chunk int) {
 	splits = max(min(k/splitKMinChunk, ceilDiv(splitKTargetBlocks, tiles)), 1)
 	chunk = ceilDiv(ceilDiv(k, splits), gemmTileK) * gemmTileK
 	return ceilDiv(k, chunk), chunk
+}
+
+// SmallChannels reports whether an m x n (Cout x Cin) pointwise weight
+// gradient runs on the small-channel kernel pw_backward_dw_small rather
+// than the 64 x 64 tiled product: both sides at most smallMaxC, and a
+// lane of rg = min(m, gemmThreads/n) rows by n columns covering the m rows
+// in at most smallMaxRows passes (the kernel's per-thread accumulators).
+func SmallChannels(m, n int) bool {
+	if m < 1 || n < 1 || m > smallMaxC || n > smallMaxC {
+		return false
+	}
+	rg := min(m, gemmThreads/n)
+	return ceilDiv(m, rg) <= smallMaxRows
+}
+
+// SplitKSmall is the geometry of the small-channel weight gradient over a
+// K of k values: grid (splits) of gemmThreads threads, block z reducing
+// [z chunk, (z+1) chunk), chunk a multiple of smallStageK. Enough chunks
+// for about splitKTargetBlocks blocks, none shorter than smallMinChunk,
+// none empty. The output of one block is tiny, so the chunks, not the
+// output tiles, fill the GPU.
+func SplitKSmall(k int) (g Geometry, splits, chunk int) {
+	splits = max(min(k/smallMinChunk, splitKTargetBlocks), 1)
+	chunk = max(ceilDiv(ceilDiv(max(k, 1), splits), smallStageK)*smallStageK, smallStageK)
+	splits = max(ceilDiv(k, chunk), 1)
+	return Geometry{Grid: Dim3{splits, 1, 1}, Block: Dim3{gemmThreads, 1, 1}}, splits, chunk
 }
 
 // MSEParts is the first pass of the MSE reduction over n values: `parts`

@@ -65,6 +65,51 @@ func TestSplitK(t *testing.T) {
 	}
 }
 
+// TestSplitKSmall checks the small-channel weight gradient's chunks: they
+// tile [0, k) exactly, none empty, a multiple of the stage depth, none
+// shorter than smallMinChunk when split, at most splitKTargetBlocks
+// blocks, and a long K (Burgers' 32 x 1024) split into many blocks.
+func TestSplitKSmall(t *testing.T) {
+	for _, k := range []int{0, 1, 31, 255, 256, 1200, 2048, 9000, 32 * 1024, 16 * 128 * 128, 1 << 26} {
+		g, s, ch := SplitKSmall(k)
+		if g.Grid != (Dim3{s, 1, 1}) || g.Block != (Dim3{gemmThreads, 1, 1}) {
+			t.Fatalf("k=%d: geometry %+v for %d splits", k, g, s)
+		}
+		if s < 1 || ch < 1 || ch%smallStageK != 0 || s > splitKTargetBlocks {
+			t.Fatalf("k=%d: splits %d, chunk %d", k, s, ch)
+		}
+		if k > 0 && (s*ch < k || (s-1)*ch >= k) {
+			t.Fatalf("k=%d: %d chunks of %d do not tile K exactly", k, s, ch)
+		}
+		if s > 1 && ch < smallMinChunk {
+			t.Fatalf("k=%d: chunk %d shorter than %d", k, ch, smallMinChunk)
+		}
+		if k >= 32*1024 && s < 100 {
+			t.Fatalf("k=%d: a long reduction split only %d ways", k, s)
+		}
+	}
+}
+
+// TestSmallChannels checks which weight gradients take the small-channel
+// kernel: U-HNO's channel counts do, anything beyond the shared slabs
+// (64 channels) or the per-thread rows (8) does not.
+func TestSmallChannels(t *testing.T) {
+	for _, c := range []struct {
+		m, n int
+		want bool
+	}{
+		{3, 3, true}, {10, 10, true}, {20, 10, true}, {40, 40, true}, {24, 12, true}, {64, 32, true},
+		{32, 64, true}, {64, 64, false}, {33, 64, false}, {65, 1, false}, {1, 65, false}, {0, 3, false}, {130, 70, false},
+	} {
+		if got := SmallChannels(c.m, c.n); got != c.want {
+			t.Fatalf("SmallChannels(%d, %d) = %v", c.m, c.n, got)
+		}
+		if c.want && ceilDiv(c.m, min(c.m, gemmThreads/c.n)) > smallMaxRows {
+			t.Fatalf("(%d, %d): more rows per thread than the kernel holds", c.m, c.n)
+		}
+	}
+}
+
 // TestMSEParts checks the first MSE pass: the chunks tile [0, n) with no
 // empty block, at most maxMSEParts blocks, a power-of-two block.
 func TestMSEParts(t *testing.T) {

@@ -29,7 +29,9 @@ func (b *Backend) PointwiseBackward(dx, dw, dbias, dy, x, w *tensor.Tensor) {
 	if dx != nil {
 		b.launch("pw_backward_dx", Gemm(cin, s, nb), buf(dx), buf(dy), buf(w), nb, cin, cout, s, b.autocast)
 	}
-	if dw != nil {
+	if dw != nil && SmallChannels(cout, cin) {
+		b.smallWeightGrad(buf(dw), dy, x)
+	} else if dw != nil {
 		b.weightGrad("pw", buf(dw), cout, cin, nb*s, func(g Geometry, out *Buf, chunk, splits, acc int) {
 			b.launch("pw_backward_dw", g, out, buf(dy), buf(x), nb, cin, cout, s, chunk, splits, acc, b.autocast)
 		})
@@ -54,6 +56,23 @@ func (b *Backend) weightGrad(op string, dw *Buf, m, n, k int, run func(g Geometr
 	part := b.scratchBuf(op+"_splitk", splits*m*n)
 	run(g, part, chunk, splits, 0)
 	b.launch("dense_splitk_reduce", Elementwise(m*n), dw, part, splits, m*n)
+}
+
+// smallWeightGrad is the pointwise weight gradient at small channel
+// counts (SmallChannels): one block per K chunk computing all Cout x Cin
+// dot products from shared-memory slabs of dy and x
+// (pw_backward_dw_small); with several chunks the partials go to the
+// "pw_splitk" scratch and dense_splitk_reduce adds them in chunk order.
+func (b *Backend) smallWeightGrad(dw *Buf, dy, x *tensor.Tensor) {
+	nb, cin, cout, s := x.Batch(), x.Channels(), dy.Channels(), x.SpatialSize()
+	g, splits, chunk := SplitKSmall(nb * s)
+	if splits == 1 {
+		b.launch("pw_backward_dw_small", g, dw, buf(dy), buf(x), nb, cin, cout, s, chunk, splits, 1, b.autocast)
+		return
+	}
+	part := b.scratchBuf("pw_splitk", splits*cout*cin)
+	b.launch("pw_backward_dw_small", g, part, buf(dy), buf(x), nb, cin, cout, s, chunk, splits, 0, b.autocast)
+	b.launch("dense_splitk_reduce", Elementwise(cout*cin), dw, part, splits, cout*cin)
 }
 
 // biasGrad is the bias gradient of Pointwise and ConvDown,

@@ -75,7 +75,14 @@ func denseG(p *pair) *tensor.Tensor {
 // multiples of 64; cases whose weight-gradient K = B S is split
 // (SplitK(64, 64, 2178) = 4 chunks, SplitK(3, 2, 9000) = 17) and whose
 // bias gradient is split (BiasParts(3, 9000) = 2 parts); with and
-// without bias.
+// without bias. The weight gradient runs on the small-channel kernel
+// (SmallChannels) wherever Cout, Cin <= 64 and on the tiled product
+// otherwise (70 or 130 channels): U-HNO-like shapes 10 -> 20 on 1024
+// points (K = 2048, SplitKSmall: 16 chunks of 128, two lanes per
+// block) and 40 -> 40 on 600 points (K = 1200: 8 chunks of 160, the last
+// ending inside a stage; 7 rows per thread), 32 -> 64 at the most rows
+// per thread (8) in one unsplit chunk, and 2 -> 3 on 9000 values (57
+// chunks of 160, 42 lanes per block).
 var pointwiseCases = []struct {
 	b, cin, cout int
 	sp           []int
@@ -88,6 +95,8 @@ var pointwiseCases = []struct {
 	{2, 64, 64, []int{33, 33}, true},
 	{2, 32, 64, []int{4, 6, 5}, false},
 	{2, 2, 3, []int{4500}, true},
+	{2, 10, 20, []int{1024}, true},
+	{2, 40, 40, []int{600}, false},
 }
 
 // TestPointwise compares Pointwise and PointwiseBackward with the CPU.
@@ -150,8 +159,12 @@ func TestPointwise(t *testing.T) {
 // twice from the same state: the results must be identical bits.
 func TestPointwiseDeterministic(t *testing.T) {
 	ref := cpu.New(1)
-	for _, c := range []struct{ b, cin, cout, s int }{{2, 64, 64, 33 * 33}, {2, 2, 3, 4500}} {
-		if s, _ := SplitK(c.cout, c.cin, c.b*c.s); s < 2 {
+	for _, c := range []struct{ b, cin, cout, s int }{{2, 64, 64, 33 * 33}, {2, 2, 3, 4500}, {2, 10, 20, 1024}} {
+		s, _ := SplitK(c.cout, c.cin, c.b*c.s)
+		if SmallChannels(c.cout, c.cin) {
+			_, s, _ = SplitKSmall(c.b * c.s)
+		}
+		if s < 2 {
 			t.Fatalf("%+v is meant to split K, SplitK gives %d", c, s)
 		}
 		x, w, dy := rnd(ref, 1, c.b, c.cin, c.s), rnd(ref, 2, c.cout, c.cin), rnd(ref, 3, c.b, c.cout, c.s)
