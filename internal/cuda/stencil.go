@@ -9,10 +9,6 @@ import (
 	"uhno/internal/tensor"
 )
 
-// smBlock is the block size of sm_backward_dk (its shared array holds 256
-// doubles; the tree needs a power of two).
-const smBlock = 256
-
 // stencilTables is the StencilMessage state in b.state["stencil"]: the
 // device table of each offset list seen.
 type stencilTables struct {
@@ -60,9 +56,12 @@ func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic
 
 // StencilMessageBackward implements tensor.Backend: dx += the gather of
 // the edges that read each input point (sm_backward_dx, one thread per
-// value); dk += its sums over the batch and the grid, one block per entry
-// with fixed-order double sums (sm_backward_dk, deterministic, no
-// atomics). A nil gradient is skipped.
+// value); dk += its sums over the batch and the grid, one tiled product
+// dk (cout x S cin) = (dy/|N|) X_shifted^T over the folded K = B N
+// (sm_backward_dk), split into shape-determined K chunks (StencilDk) whose
+// partials go to the "sm_dk_splitk" scratch and are added in chunk order
+// by sm_dk_reduce (deterministic, no atomics); unsplit, the product adds
+// into dk itself. A nil gradient is skipped.
 func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	if dy.Numel() == 0 || (dx == nil && dk == nil) {
 		return
@@ -75,7 +74,16 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 			boolInt(periodic), n0, n1, n2)
 	}
 	if dk != nil {
-		b.launch("sm_backward_dk", PerRow(s*cout*cin, smBlock), buf(dk), buf(dy), buf(x), off, x.Batch(), cin, cout, s,
-			boolInt(periodic), n0, n1, n2)
+		n := s * cout * cin
+		g, splits, chunk := StencilDk(s, cout, cin, x.Batch()*x.SpatialSize())
+		out, acc := buf(dk), 1
+		if splits > 1 {
+			out, acc = b.scratchBuf("sm_dk_splitk", splits*n), 0
+		}
+		b.launch("sm_backward_dk", g, out, buf(dy), buf(x), off, x.Batch(), cin, cout, s, boolInt(periodic), n0, n1, n2,
+			chunk, splits, acc)
+		if splits > 1 {
+			b.launch("sm_dk_reduce", Elementwise(n), buf(dk), out, splits, n)
+		}
 	}
 }
