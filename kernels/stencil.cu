@@ -9,11 +9,15 @@
 // the grid is not an edge, and |N(p)| counts the edges p has (a node with
 // none gets 0).
 //
-//   - sm_forward:     one thread per output value (grid-stride): the
-//                     offsets in order, the input channels in order.
+//   - sm_forward:     per sample Y_b = A X_b^shift, scaled per point:
+//                     A (Cout x S Cin) the stacked k[s] and X_b^shift
+//                     (S Cin x N) the neighbours x[b,i,p+s] gathered by
+//                     the loader (0 without the edge), then each column
+//                     p times 1/|N(p)|.
 //   - sm_backward_dx: dx[b,i,q] += sum_s [edge q-s -> q]
-//                     (1/|N(q-s)|) sum_o k[s,o,i] dy[b,o,q-s], a gather,
-//                     one thread per input value.
+//                     (1/|N(q-s)|) sum_o k[s,o,i] dy[b,o,q-s], a gather:
+//                     per sample one product of the stacked k[s]^T
+//                     (Cin x S Cout) with dy[b,o,q-s]/|N(q-s)| gathered.
 //   - sm_backward_dk: dk[s,o,i] += sum_{b,p in edges of s}
 //                     (dy[b,o,p]/|N(p)|) x[b,i,p+s], one tiled matrix
 //                     product for all offsets: C (Cout x S Cin) = A B
@@ -23,19 +27,20 @@
 //                     K chunks whose partials sm_dk_reduce adds in chunk
 //                     order (cuda.StencilDk). Deterministic, no atomics.
 //
-// The forward and dx are direct loops; dk was one block per entry of k
-// re-reading dy and x from global memory for each of the S Cout Cin
-// entries (71% of GNO's training step on an H200 at NS-2D 128^2, batch
-// 16, width 46), and is now the GEMM of Pointwise's weight gradient
-// (kernels/dense.cu) with the neighbour gather in its B loader, as
-// ConvDown's im2col is there.
+// All three are the shared-memory tiled product of kernels/dense.cu
+// (Pointwise, ConvDown), with the stencil's gather in a loader: a block
+// of 256 threads owns a 64 x 64 output tile, walks K in stages of 16
+// (SM_TK), each thread keeping 4 x 4 outputs in registers (sm_stage).
+// They were direct loops (one thread per output, or for dk one block per
+// entry of k re-reading dy and x for each of the S Cout Cin entries: 71%
+// of GNO's training step on an H200 at NS-2D 128^2, batch 16, width 46).
 //
 // Products and sums use __fmul_rn / __fadd_rn / __fmaf_rn (no implicit
 // FMA contraction, so the emulator computes the same bits); the CPU
 // backend sums in another order (an im2col GEMM), so the tests compare
 // within sum bounds.
 
-#define SM_TILE 64 // sm_backward_dk: a block's C tile is SM_TILE x SM_TILE (cuda.smTile)
+#define SM_TILE 64 // a block's output tile is SM_TILE x SM_TILE (cuda.smTile)
 #define SM_TK 16   // the K depth of one shared-memory stage (cuda.smStage)
 
 struct SmShape {
@@ -94,53 +99,169 @@ __device__ __forceinline__ float sm_inv(const SmShape &g, const int q[3], const 
 
 extern "C" {
 
-// sm_forward: y [B, cout, N] from x [B, cin, N]. cuda.Elementwise geometry
-// over B cout N values.
-__global__ void sm_forward(float *y, const float *x, const float *k, const float *off, int batch, int cin, int cout,
-                           int S, int periodic, int n0, int n1, int n2) {
+// SmTile is one stage of an operand in shared memory, [k][row or
+// column]; the +1 staggers the banks of the loaders that store along k.
+typedef float SmTile[SM_TK][SM_TILE + 1];
+
+// sm_stage adds one stage into a thread's 4 x 4 outputs, rows ty + 16 r
+// and columns tx + 16 c (tx = tid % 16, ty = tid / 16): shared reads are
+// broadcasts (A) or consecutive words (B); k in increasing order, fused
+// multiply-adds.
+__device__ __forceinline__ void sm_stage(const SmTile &as, const SmTile &bs, float acc[4][4]) {
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+    for (int t = 0; t < SM_TK; t++) {
+        float a[4], bv[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) a[r] = as[t][ty + 16 * r];
+#pragma unroll
+        for (int c = 0; c < 4; c++) bv[c] = bs[t][tx + 16 * c];
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) acc[r][c] = __fmaf_rn(a[r], bv[c], acc[r][c]);
+    }
+}
+
+__device__ __forceinline__ void sm_zero(float acc[4][4]) {
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+        for (int c = 0; c < 4; c++) acc[r][c] = 0.0f;
+}
+
+// sm_forward: y [B, cout, N] from x [B, cin, N], per sample one tiled
+// product Y_b = diag-scaled A B_b with A[o, s cin + i] = k[s,o,i] (M cout,
+// K S cin) and B_b[s cin + i, p] = x[b,i,p+s], 0 without the edge (the
+// stencil's im2col, gathered by the loader), each output column then
+// times 1/|N(p)| as the CPU scales after its GEMM. Grid (ceil(N/64),
+// ceil(cout/64), batch) of 256 threads (cuda.StencilTiles; the batch
+// loops over grid z beyond 65,535): the loader of B keeps one point per
+// thread (column tid % 64, so a warp reads consecutive neighbours), its
+// coordinates and scale computed once.
+__launch_bounds__(256, 4) __global__ void sm_forward(float *y, const float *x, const float *k, const float *off,
+                                                     int batch, int cin, int cout, int S, int periodic, int n0,
+                                                     int n1, int n2) {
+    __shared__ SmTile as, bs;
     const SmShape g = sm_shape(n0, n1, n2);
-    const int total = batch * cout * g.s;
-    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
-        const int pl = e / g.s, p = e - pl * g.s, o = pl % cout, b = pl / cout;
-        int q[3];
-        sm_point(g, p, q);
+    const int p0 = blockIdx.x * SM_TILE, m0 = blockIdx.y * SM_TILE, Kd = S * cin;
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int kk = threadIdx.x % SM_TK, lr = threadIdx.x / SM_TK; // A: one k, rows lr + 16 u
+    const int cc = threadIdx.x % SM_TILE, kq = threadIdx.x / SM_TILE; // B: column cc, k rows kq + 4 u
+    const int pc = p0 + cc;
+    int qc[3] = {0, 0, 0};
+    if (pc < g.s) sm_point(g, pc, qc);
+    float inv[4]; // 1/|N(p)| of the thread's output columns
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+        const int p = p0 + tx + 16 * c;
+        int q[3] = {0, 0, 0};
+        if (p < g.s) sm_point(g, p, q);
+        inv[c] = sm_inv(g, q, off, S, periodic);
+    }
+    for (int b = blockIdx.z; b < batch; b += gridDim.z) {
         const float *xb = x + (size_t)b * cin * g.s;
-        float acc = 0.0f;
-        for (int s = 0; s < S; s++) {
-            const int src = sm_neighbour(g, q, off, s, 1, periodic);
-            if (src < 0) continue;
-            const float *ks = k + ((size_t)s * cout + o) * cin;
-            for (int i = 0; i < cin; i++) acc = __fadd_rn(acc, __fmul_rn(ks[i], xb[(size_t)i * g.s + src]));
+        float acc[4][4];
+        sm_zero(acc);
+        for (int kb = 0; kb < Kd; kb += SM_TK) {
+            const int ka = kb + kk, sa = ka / cin, ia = ka - sa * cin;
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int o = m0 + lr + 16 * u;
+                as[kk][lr + 16 * u] = ka < Kd && o < cout ? k[((size_t)sa * cout + o) * cin + ia] : 0.0f;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int kr = kq + 4 * u, kc = kb + kr;
+                float v = 0.0f;
+                if (kc < Kd && pc < g.s) {
+                    const int s = kc / cin, i = kc - s * cin;
+                    const int src = sm_neighbour(g, qc, off, s, 1, periodic);
+                    if (src >= 0) v = xb[(size_t)i * g.s + src];
+                }
+                bs[kr][cc] = v;
+            }
+            __syncthreads();
+            sm_stage(as, bs, acc);
+            __syncthreads();
         }
-        y[e] = __fmul_rn(acc, sm_inv(g, q, off, S, periodic));
+        float *yb = y + (size_t)b * cout * g.s;
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const int o = m0 + ty + 16 * r;
+            if (o >= cout) continue;
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const int p = p0 + tx + 16 * c;
+                if (p < g.s) yb[(size_t)o * g.s + p] = __fmul_rn(acc[r][c], inv[c]);
+            }
+        }
     }
 }
 
 // sm_backward_dx: dx [B, cin, N] += the gather of every edge that reads
-// each input point. cuda.Elementwise geometry over B cin N values.
-__global__ void sm_backward_dx(float *dx, const float *dy, const float *k, const float *off, int batch, int cin,
-                               int cout, int S, int periodic, int n0, int n1, int n2) {
+// each input point, per sample one tiled product dX_b += A B_b with
+// A[i, s cout + o] = k[s,o,i] (M cin, K S cout) and B_b[s cout + o, q] =
+// dy[b,o,q-s] / |N(q-s)| when q-s -> q is an edge (the node whose offset
+// s reads q), else 0. Geometry and loaders as sm_forward.
+__launch_bounds__(256, 4) __global__ void sm_backward_dx(float *dx, const float *dy, const float *k,
+                                                         const float *off, int batch, int cin, int cout, int S,
+                                                         int periodic, int n0, int n1, int n2) {
+    __shared__ SmTile as, bs;
     const SmShape g = sm_shape(n0, n1, n2);
-    const int total = batch * cin * g.s;
-    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
-        const int pl = e / g.s, p = e - pl * g.s, i = pl % cin, b = pl / cin;
-        int q[3];
-        sm_point(g, p, q);
+    const int p0 = blockIdx.x * SM_TILE, m0 = blockIdx.y * SM_TILE, Kd = S * cout;
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int kk = threadIdx.x % SM_TK, lr = threadIdx.x / SM_TK;
+    const int cc = threadIdx.x % SM_TILE, kq = threadIdx.x / SM_TILE;
+    const int pc = p0 + cc;
+    int qc[3] = {0, 0, 0};
+    if (pc < g.s) sm_point(g, pc, qc);
+    const float pinv = (float)(1.0 / (double)S); // the periodic 1/|N|
+    for (int b = blockIdx.z; b < batch; b += gridDim.z) {
         const float *dyb = dy + (size_t)b * cout * g.s;
-        float acc = 0.0f;
-        for (int s = 0; s < S; s++) {
-            // The node whose offset s reads this point.
-            const int dst = sm_neighbour(g, q, off, s, -1, periodic);
-            if (dst < 0) continue;
-            int r[3];
-            sm_point(g, dst, r);
-            const float inv = sm_inv(g, r, off, S, periodic);
-            float t = 0.0f;
-            for (int o = 0; o < cout; o++)
-                t = __fadd_rn(t, __fmul_rn(k[((size_t)s * cout + o) * cin + i], dyb[(size_t)o * g.s + dst]));
-            acc = __fadd_rn(acc, __fmul_rn(t, inv));
+        float acc[4][4];
+        sm_zero(acc);
+        for (int kb = 0; kb < Kd; kb += SM_TK) {
+            const int ka = kb + kk, sa = ka / cout, oa = ka - sa * cout;
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int i = m0 + lr + 16 * u;
+                as[kk][lr + 16 * u] = ka < Kd && i < cin ? k[((size_t)sa * cout + oa) * cin + i] : 0.0f;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int kr = kq + 4 * u, kc = kb + kr;
+                float v = 0.0f;
+                if (kc < Kd && pc < g.s) {
+                    const int s = kc / cout, o = kc - s * cout;
+                    const int dst = sm_neighbour(g, qc, off, s, -1, periodic);
+                    if (dst >= 0) {
+                        float inv = pinv;
+                        if (!periodic) {
+                            int r[3];
+                            sm_point(g, dst, r);
+                            inv = sm_inv(g, r, off, S, 0);
+                        }
+                        v = __fmul_rn(dyb[(size_t)o * g.s + dst], inv);
+                    }
+                }
+                bs[kr][cc] = v;
+            }
+            __syncthreads();
+            sm_stage(as, bs, acc);
+            __syncthreads();
         }
-        dx[e] = __fadd_rn(dx[e], acc);
+        float *dxb = dx + (size_t)b * cin * g.s;
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const int i = m0 + ty + 16 * r;
+            if (i >= cin) continue;
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const int p = p0 + tx + 16 * c;
+                if (p < g.s) dxb[(size_t)i * g.s + p] = __fadd_rn(dxb[(size_t)i * g.s + p], acc[r][c]);
+            }
+        }
     }
 }
 
@@ -169,11 +290,11 @@ __launch_bounds__(256, 4) __global__ void sm_backward_dk(float *out, const float
                                                          const float *off, int batch, int cin, int cout, int S,
                                                          int periodic, int n0, int n1, int n2, int chunk,
                                                          int splits, int accumulate) {
-    __shared__ float as[SM_TK][SM_TILE + 1], bs[SM_TK][SM_TILE + 1]; // [k][row or column]
+    __shared__ SmTile as, bs;
     const SmShape g = sm_shape(n0, n1, n2);
     const int c0 = blockIdx.x * SM_TILE, m0 = blockIdx.y * SM_TILE;
     const int K = batch * g.s, N = S * cin;
-    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16; // the 4 x 4 outputs
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16; // the 4 x 4 outputs (sm_stage)
     const int kk = threadIdx.x % SM_TK, lr = threadIdx.x / SM_TK; // the loads
     // Column c0 + j of the tile: its channel and offset vector, channel
     // -1 past the last column (kept in shared memory, not registers).
@@ -188,10 +309,7 @@ __launch_bounds__(256, 4) __global__ void sm_backward_dk(float *out, const float
     for (int z = blockIdx.z; z < splits; z += gridDim.z) {
         const int k1 = min(K, (z + 1) * chunk);
         float acc[4][4];
-#pragma unroll
-        for (int r = 0; r < 4; r++)
-#pragma unroll
-            for (int c = 0; c < 4; c++) acc[r][c] = 0.0f;
+        sm_zero(acc);
         for (int kb = z * chunk; kb < k1; kb += SM_TK) {
             const int k = kb + kk;
             if (k < k1) {
@@ -213,18 +331,7 @@ __launch_bounds__(256, 4) __global__ void sm_backward_dk(float *out, const float
                 for (int u = 0; u < 4; u++) as[kk][lr + 16 * u] = bs[kk][lr + 16 * u] = 0.0f;
             }
             __syncthreads();
-#pragma unroll
-            for (int t = 0; t < SM_TK; t++) {
-                float a[4], bv[4];
-#pragma unroll
-                for (int r = 0; r < 4; r++) a[r] = as[t][ty + 16 * r];
-#pragma unroll
-                for (int c = 0; c < 4; c++) bv[c] = bs[t][tx + 16 * c];
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++) acc[r][c] = __fmaf_rn(a[r], bv[c], acc[r][c]);
-            }
+            sm_stage(as, bs, acc);
             __syncthreads();
         }
         float *dst = accumulate ? out : out + (size_t)z * S * cout * cin;

@@ -1,17 +1,18 @@
 package cuda
 
-// Launch geometry of GNO's stencil message (kernels/stencil.cu): the split
-// of the kernel-weight gradient sm_backward_dk. It depends on the shapes
+// Launch geometry of GNO's stencil message (kernels/stencil.cu): the tiles
+// of the forward and dx products, and the split of the kernel-weight
+// gradient sm_backward_dk. It depends on the shapes
 // only (never on the device), so the partition of the reduction, and hence
 // its float rounding, is the same on every run and every GPU.
 
 const (
-	// smTile is the side of sm_backward_dk's output tile (SM_TILE).
+	// smTile is the side of a stencil product's output tile (SM_TILE).
 	smTile = 64
 	// smStage is the K depth of one shared-memory stage (SM_TK).
 	smStage = 16
-	// smThreads is sm_backward_dk's block: 16 x 16 threads, 4 x 4
-	// outputs each.
+	// smThreads is the block of the stencil products: 16 x 16 threads,
+	// 4 x 4 outputs each.
 	smThreads = 256
 	// smMinChunk is the shortest K range worth a block of its own (a
 	// multiple of smStage).
@@ -40,4 +41,16 @@ func StencilDk(s, cout, cin, k int) (g Geometry, splits, chunk int) {
 		Block: Dim3{smThreads, 1, 1},
 	}
 	return g, splits, chunk
+}
+
+// StencilTiles is the geometry of sm_forward and sm_backward_dx, an
+// m x n output per sample (m output channels, n points) for `batch`
+// samples: one block of smThreads per 64 x 64 tile, point tiles along
+// grid x, channel tiles along y, samples along z (the kernels loop over z
+// beyond 65,535 samples).
+func StencilTiles(m, n, batch int) Geometry {
+	return Geometry{
+		Grid:  Dim3{max(ceilDiv(n, smTile), 1), max(ceilDiv(m, smTile), 1), min(max(batch, 1), maxGridZ)},
+		Block: Dim3{smThreads, 1, 1},
+	}
 }

@@ -51,3 +51,24 @@ func TestStencilDk(t *testing.T) {
 		t.Fatalf("K 1200: %d splits, want several", s4)
 	}
 }
+
+// TestStencilTiles checks the forward and dx grid: every output tile of
+// every sample covered within the launch limits, no idle tile row or
+// column, the block the kernels' 16 x 16 threads.
+func TestStencilTiles(t *testing.T) {
+	for _, c := range []struct{ m, n, batch int }{
+		{1, 1, 1}, {46, 128 * 128, 16}, {66, 15, 1}, {3, 37, 3}, {48, 32 * 32 * 32, 4}, {5, 100, 70000}, {0, 0, 0},
+	} {
+		g := StencilTiles(c.m, c.n, c.batch)
+		if g.Block != (Dim3{smThreads, 1, 1}) {
+			t.Fatalf("%+v: block %+v", c, g.Block)
+		}
+		if g.Grid.X*smTile < c.n || g.Grid.Y*smTile < c.m || g.Grid.Y > maxGridY || g.Grid.Z > maxGridZ ||
+			g.Grid.X < 1 || g.Grid.Y < 1 || g.Grid.Z < 1 || (c.batch > 0 && g.Grid.Z != min(c.batch, maxGridZ)) {
+			t.Fatalf("%+v: grid %+v", c, g.Grid)
+		}
+		if c.n > 0 && (g.Grid.X-1)*smTile >= c.n || c.m > 0 && (g.Grid.Y-1)*smTile >= c.m {
+			t.Fatalf("%+v: idle tiles in grid %+v", c, g.Grid)
+		}
+	}
+}

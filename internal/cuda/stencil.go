@@ -42,21 +42,23 @@ func (b *Backend) stencilTable(offsets []int, d int) *Buf {
 	return t
 }
 
-// StencilMessage implements tensor.Backend: one thread per output value
-// (kernels/stencil.cu sm_forward).
+// StencilMessage implements tensor.Backend: per sample one tiled product
+// of the stacked kernels with the gathered neighbours, each point's column
+// then scaled by 1/|N(p)| (kernels/stencil.cu sm_forward, StencilTiles).
 func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	if y.Numel() == 0 {
 		return
 	}
 	d, n0, n1, n2 := convArgs(x)
 	off := b.stencilTable(offsets, d)
-	b.launch("sm_forward", Elementwise(y.Numel()), buf(y), buf(x), buf(k), off, x.Batch(), x.Channels(), y.Channels(),
+	b.launch("sm_forward", StencilTiles(y.Channels(), x.SpatialSize(), x.Batch()), buf(y), buf(x), buf(k), off, x.Batch(), x.Channels(), y.Channels(),
 		len(offsets)/d, boolInt(periodic), n0, n1, n2)
 }
 
 // StencilMessageBackward implements tensor.Backend: dx += the gather of
-// the edges that read each input point (sm_backward_dx, one thread per
-// value); dk += its sums over the batch and the grid, one tiled product
+// the edges that read each input point, per sample one tiled product of
+// the stacked transposed kernels with the scaled dy gathered at the
+// points that read it (sm_backward_dx, StencilTiles); dk += its sums over the batch and the grid, one tiled product
 // dk (cout x S cin) = (dy/|N|) X_shifted^T over the folded K = B N
 // (sm_backward_dk), split into shape-determined K chunks (StencilDk) whose
 // partials go to the "sm_dk_splitk" scratch and are added in chunk order
@@ -70,7 +72,7 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 	off := b.stencilTable(offsets, d)
 	s, cin, cout := len(offsets)/d, x.Channels(), dy.Channels()
 	if dx != nil {
-		b.launch("sm_backward_dx", Elementwise(dx.Numel()), buf(dx), buf(dy), buf(k), off, x.Batch(), cin, cout, s,
+		b.launch("sm_backward_dx", StencilTiles(cin, x.SpatialSize(), x.Batch()), buf(dx), buf(dy), buf(k), off, x.Batch(), cin, cout, s,
 			boolInt(periodic), n0, n1, n2)
 	}
 	if dk != nil {

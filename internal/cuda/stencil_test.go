@@ -44,8 +44,9 @@ func flatOffsets(off [][]int) []int {
 }
 
 // TestStencilMessage compares StencilMessage and its backward with the
-// CPU backend (an im2col GEMM there, direct sums here: different orders,
-// so the tolerance is the sum bound of Cin S or Cout S terms, |x|, |k|,
+// CPU backend (an im2col GEMM there, a tiled product with fused
+// multiply-adds in increasing (s, channel) here: different orders, so the
+// tolerance is the sum bound of Cin S or Cout S terms, |x|, |k|,
 // |dy| <= 1); dk is float32 on both sides in different orders (on the GPU
 // fused multiply-adds in increasing k within each K chunk, then the chunk
 // partials in chunk order; GEMM partials on the CPU), B N terms
