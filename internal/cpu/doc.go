@@ -118,10 +118,12 @@
 // Conv3's im2col product with the stencil's offsets as the taps (a dropped
 // edge gathers 0) and the per-point scale applied after the GEMM (forward)
 // or to dy first (backward); per-sample dk partials are added in sample
-// order. On CUDA (`kernels/stencil.cu`), `sm_forward` and `sm_backward_dx`
-// are one thread per value with the offsets in order (`__fmul_rn`,
-// `__fadd_rn`), and `sm_backward_dk` is one 256-thread block per entry of k
-// with a double sum and a fixed tree, as `dw_backward_dw`. The offsets go to
+// order. On CUDA (`kernels/stencil.cu`) all three are tiled products with
+// the neighbour gather in a loader: `sm_forward` and `sm_backward_dx` per
+// sample over K = S·Cin or S·Cout, and `sm_backward_dk` one product of
+// all of dk (Cout × S·Cin over the folded K = B·N) split into
+// shape-determined K chunks added in chunk order (`sm_dk_reduce`), as
+// Pointwise's weight gradient. The offsets go to
 // the device once per list as an int32 table (cached in `b.state` until
 // `Close`, like SpectralConvModes' table, so a captured step uploads
 // nothing). `bench.Counter` counts 2·B·Cout·Cin·S·N per direction plus the

@@ -9,10 +9,6 @@ import (
 	"uhno/internal/tensor"
 )
 
-// smBlock is the block size of sm_backward_dk (its shared array holds 256
-// doubles; the tree needs a power of two).
-const smBlock = 256
-
 // stencilTables is the StencilMessage state in b.state["stencil"]: the
 // device table of each offset list seen.
 type stencilTables struct {
@@ -46,23 +42,28 @@ func (b *Backend) stencilTable(offsets []int, d int) *Buf {
 	return t
 }
 
-// StencilMessage implements tensor.Backend: one thread per output value
-// (kernels/stencil.cu sm_forward).
+// StencilMessage implements tensor.Backend: per sample one tiled product
+// of the stacked kernels with the gathered neighbours, each point's column
+// then scaled by 1/|N(p)| (kernels/stencil.cu sm_forward, StencilTiles).
 func (b *Backend) StencilMessage(y, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	if y.Numel() == 0 {
 		return
 	}
 	d, n0, n1, n2 := convArgs(x)
 	off := b.stencilTable(offsets, d)
-	b.launch("sm_forward", Elementwise(y.Numel()), buf(y), buf(x), buf(k), off, x.Batch(), x.Channels(), y.Channels(),
+	b.launch("sm_forward", StencilTiles(y.Channels(), x.SpatialSize(), x.Batch()), buf(y), buf(x), buf(k), off, x.Batch(), x.Channels(), y.Channels(),
 		len(offsets)/d, boolInt(periodic), n0, n1, n2)
 }
 
 // StencilMessageBackward implements tensor.Backend: dx += the gather of
-// the edges that read each input point (sm_backward_dx, one thread per
-// value); dk += its sums over the batch and the grid, one block per entry
-// with fixed-order double sums (sm_backward_dk, deterministic, no
-// atomics). A nil gradient is skipped.
+// the edges that read each input point, per sample one tiled product of
+// the stacked transposed kernels with the scaled dy gathered at the
+// points that read it (sm_backward_dx, StencilTiles); dk += its sums over the batch and the grid, one tiled product
+// dk (cout x S cin) = (dy/|N|) X_shifted^T over the folded K = B N
+// (sm_backward_dk), split into shape-determined K chunks (StencilDk) whose
+// partials go to the "sm_dk_splitk" scratch and are added in chunk order
+// by sm_dk_reduce (deterministic, no atomics); unsplit, the product adds
+// into dk itself. A nil gradient is skipped.
 func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offsets []int, periodic bool) {
 	if dy.Numel() == 0 || (dx == nil && dk == nil) {
 		return
@@ -71,11 +72,20 @@ func (b *Backend) StencilMessageBackward(dx, dk, dy, x, k *tensor.Tensor, offset
 	off := b.stencilTable(offsets, d)
 	s, cin, cout := len(offsets)/d, x.Channels(), dy.Channels()
 	if dx != nil {
-		b.launch("sm_backward_dx", Elementwise(dx.Numel()), buf(dx), buf(dy), buf(k), off, x.Batch(), cin, cout, s,
+		b.launch("sm_backward_dx", StencilTiles(cin, x.SpatialSize(), x.Batch()), buf(dx), buf(dy), buf(k), off, x.Batch(), cin, cout, s,
 			boolInt(periodic), n0, n1, n2)
 	}
 	if dk != nil {
-		b.launch("sm_backward_dk", PerRow(s*cout*cin, smBlock), buf(dk), buf(dy), buf(x), off, x.Batch(), cin, cout, s,
-			boolInt(periodic), n0, n1, n2)
+		n := s * cout * cin
+		g, splits, chunk := StencilDk(s, cout, cin, x.Batch()*x.SpatialSize())
+		out, acc := buf(dk), 1
+		if splits > 1 {
+			out, acc = b.scratchBuf("sm_dk_splitk", splits*n), 0
+		}
+		b.launch("sm_backward_dk", g, out, buf(dy), buf(x), off, x.Batch(), cin, cout, s, boolInt(periodic), n0, n1, n2,
+			chunk, splits, acc)
+		if splits > 1 {
+			b.launch("sm_dk_reduce", Elementwise(n), buf(dk), out, splits, n)
+		}
 	}
 }

@@ -13,8 +13,10 @@ import (
 // stencilCases: the Moore stencils of 1D-3D (2, 8 and 26 offsets), odd and
 // even axes, N = 1 and 2 (wrapped offsets read the same point again),
 // longer and one-sided offsets, a 1D case whose B N = 2 x 600 products per
-// kernel entry give the dk tree every thread several values, Cin != Cout;
-// each periodic and not.
+// kernel entry split dk's K into several chunks (StencilDk; the other cases
+// are one chunk, added into dk directly), a 2D case with S Cin = 72
+// columns and Cout = 66 rows (two tiles of dk's product each way),
+// Cin != Cout; each periodic and not.
 var stencilCases = []struct {
 	b, cin, cout int
 	sp           []int
@@ -30,6 +32,7 @@ var stencilCases = []struct {
 	{1, 2, 3, []int{5, 4}, [][]int{{-2, 0}, {1, 0}, {0, -1}, {0, 3}, {1, 1}}},
 	{2, 2, 3, []int{6, 5, 7}, tensor.MooreStencil(3)},
 	{1, 2, 2, []int{2, 2, 2}, tensor.MooreStencil(3)},
+	{1, 9, 66, []int{5, 3}, tensor.MooreStencil(2)},
 }
 
 func flatOffsets(off [][]int) []int {
@@ -41,11 +44,18 @@ func flatOffsets(off [][]int) []int {
 }
 
 // TestStencilMessage compares StencilMessage and its backward with the
-// CPU backend (an im2col GEMM there, direct sums here: different orders,
-// so the tolerance is the sum bound of Cin S or Cout S terms, |x|, |k|,
-// |dy| <= 1); dk is a double sum on the GPU and float32 GEMM partials on
-// the CPU: the same bound over B N terms. Gradients start pre-filled, so
-// the accumulation is checked too.
+// CPU backend (an im2col GEMM there, a tiled product with fused
+// multiply-adds in increasing (s, channel) here: different orders, so the
+// tolerance is the sum bound of Cin S or Cout S terms, |x|, |k|,
+// |dy| <= 1); dk is float32 on both sides in different orders (on the GPU
+// fused multiply-adds in increasing k within each K chunk, then the chunk
+// partials in chunk order; GEMM partials on the CPU), B N terms
+// dy x / |N(p)| of size at most 1: every partial sum of the GPU's order is
+// a prefix sum of some order of those terms, so denseSumTol's bound over
+// B N terms covers it as it covers any order (the same bound the double
+// sum had before; it is at most 0.0036 here, while a dropped edge, a
+// wrong neighbour or a lost chunk moves an entry by a term, about 1/(4 S),
+// or more). Gradients start pre-filled, so the accumulation is checked too.
 func TestStencilMessage(t *testing.T) {
 	ref := cpu.New(1)
 	for ci, c := range stencilCases {

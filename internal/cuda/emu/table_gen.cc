@@ -18,6 +18,6 @@ extern const KernelEntry kernels_stencil[];
 extern const KernelEntry kernels_wavelet[];
 
 extern const KernelEntry *const kernel_files[] = {kernels_band, kernels_conv3, kernels_dense, kernels_depthwise, kernels_elementwise, kernels_gaussian, kernels_resample, kernels_small, kernels_spar, kernels_spectral, kernels_stencil, kernels_wavelet};
-extern const int kernel_file_sizes[] = {2, 5, 11, 3, 10, 5, 4, 9, 11, 6, 3, 4};
+extern const int kernel_file_sizes[] = {2, 5, 11, 3, 10, 5, 4, 9, 11, 6, 4, 4};
 extern const int kernel_file_count = 12;
 }  // namespace uhno_emu
