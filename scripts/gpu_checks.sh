@@ -391,8 +391,8 @@ fi
 # ---- 11. sanitizers: memcheck with exact allocations, racecheck -----------
 # One test per kernel file (memcheck), the shared-memory kernels (racecheck:
 # conv3, dense, depthwise, gaussian, small, spar, stencil).
-MEMCHECK_TESTS='TestAdamW|TestChannelCopy|TestConv3|TestConvDown|TestDepthwiseConv|TestDiff|TestElementwise|TestGaussianConv|TestMSE|TestMeanStd|TestPointwise|TestUpsample2x|TestTopKMask|TestSPARKeep|TestSpectralConv|TestSpectralConvList|TestStencilMessage|TestWavelet'
-RACECHECK_TESTS='TestConv3|TestPointwise|TestDepthwiseConv|TestGaussianConv|TestMSE|TestMeanStd|TestTopKMask|TestStencilMessage'
+MEMCHECK_TESTS='TestBandAxisBits|TestBandResampleOp|TestAdamW|TestChannelCopy|TestConv3|TestConvDown|TestDepthwiseConv|TestDiff|TestElementwise|TestGaussianConv|TestMSE|TestMeanStd|TestPointwise|TestUpsample2x|TestTopKMask|TestSPARKeep|TestSpectralConv|TestSpectralConvList|TestStencilMessage|TestWavelet'
+RACECHECK_TESTS='TestBandAxisBits|TestConv3|TestPointwise|TestDepthwiseConv|TestGaussianConv|TestMSE|TestMeanStd|TestTopKMask|TestStencilMessage'
 if have compute-sanitizer && [ -x "$CUDA_TEST" ]; then
 	UHNO_ALLOC_EXACT=1 step memcheck 90 20 intest internal/cuda compute-sanitizer --tool memcheck --error-exitcode 1 \
 		"$CUDA_TEST" -test.v -test.count=1 -test.run "^($MEMCHECK_TESTS)\$"
