@@ -251,9 +251,9 @@ if [ -f "$KIT/uhno-cuda-old.xz" ]; then
 		chmod +x "$OLD"
 	else OLD=; fi
 fi
-if have python3; then
+if have python3 && timeout 30 python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
 	step peaks 60 10 python3 scripts/gpu_peaks.py --json "$WORK/peaks.json"
-else skip peaks "no python3"; fi
+else skip peaks "no torch with CUDA for the peak microbenchmarks"; fi
 cost() { # cost BIN TAG: Table cost's shape at 0.62M and Burgers at 0.62M
 	"$1" bench --preset cost-ns2d --params 0.62M --repeats 20 --warmup 5 --quiet --json "$WORK/bench-$2-cost-ns2d.json" &&
 		"$1" bench --task burgers --params 0.62M --repeats 30 --warmup 5 --quiet --json "$WORK/bench-$2-burgers.json"
