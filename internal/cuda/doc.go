@@ -458,7 +458,20 @@
 //     3D; 90), an older uhno-cuda carried xz-compressed (`GPU_KIT_OLD=FILE
 //     make gpu-kit`) benched alternately with this one on burgers and ns2d
 //     (45 each), and a 2,000-step run of `train-long.args` against its CPU
-//     log (90). Work files go to /tmp/gpu-kit.
+//     log (90). Section 5a, added for the fourth loan (issue 37), runs
+//     after NCCL: the card's peaks (scripts/gpu_peaks.py: a 1 GiB copy,
+//     float32 and bf16 matrix products with torch; 60), Table cost's shape
+//     and Burgers at 0.62M with this binary, the older one, and this one
+//     again (`cost-new`, `cost-old`, `cost-new2`; 120 each), the two device
+//     faults (`fault-oom`: a step the memory plan puts beyond the card must
+//     stop in one line; `fault-kill`: SIGKILL inside a checkpoint save and
+//     by the clock, each resumed, compared bit for bit with an uninterrupted
+//     run), ncu per model at Table cost's shape (`ncu-<model>`, 45 each),
+//     the text's sizes (`bench-text`) and cfd3d in fp32 and bf16.
+//     `GPU_CHECKS_SKIP` (a regex of step names) leaves steps out, as
+//     `GPU_CHECKS_ONLY` keeps them. scripts/roofline.py turns a summary
+//     into PERFORMANCE's roofline and per-model kernel tables. Work files
+//     go to /tmp/gpu-kit.
 //  3. What comes back: `$OUT/summary.json` and `$OUT/logs.tgz`, nothing else,
 //     written by an EXIT trap however the run ends (scripts/gpu_kit.py
 //     assembles the summary; without python3 the shell writes the step table).
