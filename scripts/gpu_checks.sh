@@ -293,12 +293,19 @@ fault_kill() {
 	UHNO_TEST_CRASH_IN_CHECKPOINT=mid-weights@$half "$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-save"
 	echo "killed in step $half's save: rc $? (137 expected), latest $(cat "$WORK/runs/kill-save/latest" 2>/dev/null)"
 	"$UHNO" train --resume "$WORK/runs/kill-save" --data "$KIT/data" --quiet || return 1
+	# the second kill lands in a step: once the log shows a step past 3/4
+	# of the run (a GPU trains the kit's 200 steps in about a second, so a
+	# kill by the clock can come after the end)
 	"$UHNO" "${args[@]}" --data "$KIT/data" --out "$WORK/runs/kill-step" &
-	local pid=$!
-	sleep "${GPU_KIT_KILL_AFTER:-1.5}"
+	local pid=$! at=$((3 * n / 4)) seen=0
+	while kill -0 "$pid" 2>/dev/null; do
+		seen=$(grep -o '"step":[0-9]*' "$WORK/runs/kill-step/log.jsonl" 2>/dev/null | tail -1 | cut -d: -f2)
+		[ "${seen:-0}" -ge "$at" ] && break
+		sleep 0.01
+	done
 	kill -KILL "$pid" 2>/dev/null
 	wait "$pid"
-	echo "killed at ${GPU_KIT_KILL_AFTER:-1.5} s: rc $?, latest $(cat "$WORK/runs/kill-step/latest" 2>/dev/null)"
+	echo "killed after the log showed step ${seen:-0} (aimed past $at): rc $? (137: killed in a step; 0: it had finished), latest $(cat "$WORK/runs/kill-step/latest" 2>/dev/null)"
 	if [ -f "$WORK/runs/kill-step/latest" ]; then
 		"$UHNO" train --resume "$WORK/runs/kill-step" --data "$KIT/data" --quiet || return 1
 	else
