@@ -75,7 +75,7 @@ bench:
 ## kernels: compile kernels/*.cu to PTX in internal/cuda/ptx (committed, embedded)
 kernels: $(PTX)
 
-internal/cuda/ptx/%.ptx: kernels/%.cu kernels/common.cuh
+internal/cuda/ptx/%.ptx: kernels/%.cu kernels/common.cuh kernels/gemm.cuh
 	@mkdir -p internal/cuda/ptx
 	$(NVCC) $(NVCCFLAGS) -ptx -o $@ $<
 

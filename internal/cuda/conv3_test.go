@@ -11,9 +11,12 @@ import (
 )
 
 // conv3Cases: 1D, 2D, 3D with odd and even axes; N = 1 and N = 2 axes
-// (the wrapped taps read the same points again); a 1D case whose B N =
-// 2 x 600 products per weight give the dw tree every thread several
-// values; Cin != Cout; with and without bias.
+// (the wrapped taps read the same points again); a 1D case whose
+// K = B N = 1,200 splits the weight gradient in two (cuda.SplitK, the
+// partials reduced in order); a 2D case crossing every tile edge of the
+// implicit products (Cout 66 > 64 rows, N 72 > 64 columns, Cin 3^2 = 81 >
+// 64 weight-gradient columns, K = 81 and 594 in stages of 16 with a
+// tail); Cin != Cout; with and without bias.
 var conv3Cases = []struct {
 	b, cin, cout int
 	sp           []int
@@ -27,13 +30,15 @@ var conv3Cases = []struct {
 	{1, 3, 2, []int{2, 7}, true},
 	{2, 2, 3, []int{6, 5, 7}, true},
 	{1, 2, 2, []int{2, 2, 2}, false},
+	{2, 9, 66, []int{9, 8}, true},
 }
 
 // TestConv3 compares Conv3 and Conv3Backward with the CPU backend (an
-// im2col GEMM there, direct sums here: different orders, so the
-// tolerance is the sum bound of Cin 3^d or Cout 3^d terms, |x|, |w|, |dy|
-// <= 1); dw and dbias are double sums on the GPU and float32 partials on
-// the CPU: the same bound over B N terms.
+// im2col GEMM there, the implicit products of kernels/conv3.cu here: sums
+// in another order, possibly with FMAs, so the tolerance is the sum bound
+// of Cin 3^d or Cout 3^d terms, |x|, |w|, |dy| <= 1); dw is a float32
+// split-K sum here and float32 partials on the CPU, dbias the bias
+// reduction of Pointwise: the same bound over B N terms.
 func TestConv3(t *testing.T) {
 	ref := cpu.New(1)
 	for ci, c := range conv3Cases {
