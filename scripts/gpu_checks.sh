@@ -265,6 +265,10 @@ if [ -n "$OLD" ]; then
 	step cost-old 120 30 cost "$OLD" old
 	step cost-new2 120 30 cost "$UHNO" new2
 else skip cost-old "no older binary in the kit (GPU_KIT_OLD)"; fi
+# the same shapes with each training step replayed as a CUDA graph, as
+# uhno train runs it (bench --graph): how much of a step is host launches
+step cost-graph 120 30 bash -c '"$0" bench --preset cost-ns2d --params 0.62M --repeats 20 --warmup 5 --quiet --graph --json "$1/bench-graph-cost-ns2d.json" &&
+	"$0" bench --task burgers --params 0.62M --repeats 30 --warmup 5 --quiet --graph --json "$1/bench-graph-burgers.json"' "$UHNO" "$WORK"
 # fault 1: a step beyond the card stops before training, in one line
 fault_oom() {
 	local out rc

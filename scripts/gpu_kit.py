@@ -109,6 +109,7 @@ def uhno_bench(path):
                         infer_ms_median=r.get("infer", {}).get("median_ms"), infer_ms_min=r.get("infer", {}).get("min_ms"),
                         peak_bytes=(r.get("memory") or {}).get("peak_bytes"),
                         **({"precision": r["precision"]} if r.get("precision") else {}),
+                        **({"graph": True} if r.get("graph") else {}),
                         **step_traffic(r)))
     return out
 

@@ -108,6 +108,7 @@ a lower bound), and the rest of the step between the calls.`,
 	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
 	f.StringVar(&opts.JSON, "json", "", "write the JSON report to this file (- for stdout)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")
+	f.BoolVar(&opts.Graph, "graph", false, "on the GPU, time each training step as a replay of a recorded CUDA graph, as uhno train runs it (default: one host launch per kernel)")
 	f.StringVar(&opts.Precision, "precision", "", "bf16 or fp32: bf16 autocasts the dense products on the CUDA backend, as uhno train --precision (default fp32; the CPU computes in float32)")
 	return cmd
 }

@@ -46,6 +46,11 @@ type Options struct {
 	// (Result.OpTimes; CPU backend only: GPU calls return before their
 	// work is done).
 	OpTimes int
+	// Graph times each training step as a replay of a recorded graph
+	// where the backend can record one (tensor.StepCapturer: CUDA graphs),
+	// as `uhno train` runs its steps by default (graph.go); elsewhere (the
+	// CPU) it changes nothing. Result.Graph says whether it applied.
+	Graph bool
 }
 
 // Result is what Run measured for one Case. Times are milliseconds of
@@ -58,11 +63,14 @@ type Result struct {
 	// Precision is the backend's precision when it has a setting (the
 	// CUDA backend: fp32, or bf16 autocast), else empty.
 	Precision string `json:"precision,omitempty"`
-	Input     []int  `json:"input_shape"`
-	Batch     int    `json:"batch"`
-	Params    int    `json:"params"`
-	Warmup    int    `json:"warmup"`
-	Repeats   int    `json:"repeats"`
+	// Graph: the training steps were replayed as a recorded graph
+	// (Options.Graph on a backend that records).
+	Graph   bool  `json:"graph,omitempty"`
+	Input   []int `json:"input_shape"`
+	Batch   int   `json:"batch"`
+	Params  int   `json:"params"`
+	Warmup  int   `json:"warmup"`
+	Repeats int   `json:"repeats"`
 
 	FLOPs FLOPs `json:"flops"`
 	// Train is one whole training step: upload the batch, forward, loss,
@@ -180,6 +188,13 @@ func Run(ctx context.Context, c Case, opt Options) (Result, error) {
 	tp := tensor.NewTape(be)
 	defer tp.Release()
 	nop := func(string) {}
+	trainStep := func() error { return s.train(tp, be, nop) }
+	if capt, ok := be.(tensor.StepCapturer); ok && opt.Graph {
+		g := newGraphed(capt, be, c)
+		defer g.release(be)
+		trainStep = func() error { return g.train(s, be) }
+		res.Graph = true
+	}
 	trainMS := make([]float64, 0, opt.Repeats)
 	inferMS := make([]float64, 0, opt.Repeats)
 	for i := range opt.Warmup + opt.Repeats {
@@ -187,7 +202,7 @@ func Run(ctx context.Context, c Case, opt Options) (Result, error) {
 			return Result{}, fmt.Errorf("bench: %s: %w", c.Name, err)
 		}
 		t0 := time.Now()
-		if err := s.train(tp, be, nop); err != nil {
+		if err := trainStep(); err != nil {
 			return Result{}, err
 		}
 		t1 := time.Now()

@@ -46,6 +46,9 @@ type BenchOptions struct {
 	// Precision is --precision: "" (the backend's default, float32), fp32,
 	// or bf16 (the CUDA backend's autocast; an error on the CPU).
 	Precision string
+	// Graph is --graph: replay each training step as a recorded CUDA
+	// graph, as uhno train does (bench.Options.Graph; no effect on the CPU).
+	Graph bool
 }
 
 // benchEntry is one row to measure: a model at a task shape.
@@ -200,7 +203,7 @@ func benchOne(ctx context.Context, e benchEntry, opts *BenchOptions, threads int
 		return bench.Result{}, err
 	}
 	fmt.Fprintf(info, "%s: %s, input %s\n", c.Name, desc, tensor.ShapeString(c.Input))
-	bopt := bench.Options{Warmup: opts.Warmup, Repeats: opts.Repeats, Seed: 1, OpTimes: opts.OpTimes,
+	bopt := bench.Options{Warmup: opts.Warmup, Repeats: opts.Repeats, Seed: 1, OpTimes: opts.OpTimes, Graph: opts.Graph,
 		Optim: tensor.AdamWHyper{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-4}}
 	if !opts.Quiet {
 		bar := progress.New(opts.Err, 1+opts.Warmup+opts.Repeats, progress.Options{Description: c.Name, Unit: "steps"})
