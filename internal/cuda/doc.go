@@ -264,15 +264,15 @@
 // weight gradient. In each, both operands of every product are rounded to
 // bfloat16 (round to nearest, ties to even) and the products are
 // accumulated as in fp32: in float32 in the GEMM core (a tensor-core bf16
-// GEMM also accumulates in float32) and in the direct loops, in double in
-// Conv3's and DepthwiseConv's weight-gradient sums (as their fp32 kernels
-// do). The rounding is in the kernels themselves: `bf16_round`, integer bit
+// GEMM also accumulates in float32; Pointwise, ConvDown and, since issue
+// 37, Conv3) and in DepthwiseConv's direct loops, in double in its
+// weight-gradient sums (as its fp32 kernel does). The rounding is in the kernels themselves: `bf16_round`, integer bit
 // operations on the float's bits (no cuda_bf16.h), so the emulator runs the
 // very code nvcc compiles; it is written once, in kernels/common.cuh, the
 // header of the device helpers several kernel files share (with the
 // periodic wrap and the kernel-3 tap geometry), which each file includes
-// into its own PTX module; the GEMM core (kernels/dense.cu,
-// `gemm_mainloop`) rounds each 16 x 64 stage of both operands in shared
+// into its own PTX module; the GEMM core (kernels/gemm.cuh, included by
+// dense.cu and conv3.cu, `gemm_mainloop`) rounds each 16 x 64 stage of both operands in shared
 // memory after it is loaded, behind a second barrier; the direct loops
 // round each operand as they read it. The setting is a last `int bf16`
 // argument of those twelve kernels, uniform over the grid (one PTX per
