@@ -275,7 +275,7 @@
 // dense.cu and conv3.cu, `gemm_mainloop`) rounds each 16 x 64 stage of both operands in shared
 // memory after it is loaded, behind a second barrier; the direct loops
 // round each operand as they read it. The setting is a last `int bf16`
-// argument of those twelve kernels, uniform over the grid (one PTX per
+// argument of each of those kernels, uniform over the grid (one PTX per
 // kernel, no variants). A product of two bf16 values (8 significant bits
 // each) is exact in float32, so nvcc's FMA contraction, which the emulator
 // never does, cannot change a bf16 product; only the sums' rounding
