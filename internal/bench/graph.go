@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"math"
 
 	"uhno/internal/tensor"
 	"uhno/internal/train"
@@ -55,7 +54,7 @@ func (g *graphed) train(s *stepper, b tensor.Backend) error {
 	case g.replay == nil:
 		r, err := g.capt.CaptureStep(func() { g.body(s) })
 		if err != nil {
-			return fmt.Errorf("bench: %s: recording the training step as a graph: %w (bench without graphs: --graph=false)", s.c.Name, err)
+			return fmt.Errorf("bench: %s: recording the training step as a graph: %w (bench without --graph)", s.c.Name, err)
 		}
 		g.replay = r
 		fallthrough
@@ -64,16 +63,7 @@ func (g *graphed) train(s *stepper, b tensor.Backend) error {
 			return fmt.Errorf("bench: %s: replaying the training step: %w", s.c.Name, err)
 		}
 	}
-	s.step++
-	h := s.hyper
-	h.Step = s.step
-	b.AdamW(s.pdata, s.pgrad, s.mom, s.vel, s.n, h)
-	b.Zero(s.pgrad)
-	b.Download(s.loss, g.total.Data)
-	if v := float64(s.loss[0]); math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("bench: %s: the training loss is %g at step %d; the model diverged on the random batch", s.c.Name, v, s.step)
-	}
-	return nil
+	return s.update(b, g.total)
 }
 
 func (g *graphed) release(b tensor.Backend) {

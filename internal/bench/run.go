@@ -305,12 +305,19 @@ func (s *stepper) train(tp *tensor.Tape, b tensor.Backend, phase func(string)) e
 	phase(PhaseBackward)
 	tp.Backward(terms.Total)
 	phase(PhaseOptimizer)
+	return s.update(b, terms.Total)
+}
+
+// update ends a training step after its backward pass, on both paths
+// (direct and graphed): the AdamW step, clearing the gradients, and
+// reading the loss total, which must be finite.
+func (s *stepper) update(b tensor.Backend, total *tensor.Tensor) error {
 	s.step++
 	h := s.hyper
 	h.Step = s.step
 	b.AdamW(s.pdata, s.pgrad, s.mom, s.vel, s.n, h)
 	b.Zero(s.pgrad)
-	b.Download(s.loss, terms.Total.Data)
+	b.Download(s.loss, total.Data)
 	if v := float64(s.loss[0]); math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("bench: %s: the training loss is %g at step %d; the model diverged on the random batch", s.c.Name, v, s.step)
 	}
