@@ -213,6 +213,15 @@ func (o *RunOptions) evaluate(ctx context.Context, env experiment.Env, runs []*p
 	for _, r := range e.Runs {
 		eo.Checkpoints = append(eo.Checkpoints, filepath.Join(o.Dir, r))
 	}
+	kept, err := keptRuns(eo.Dir, filepath.Dir(eo.Dir), eo.Checkpoints)
+	if err != nil {
+		return "", "", err
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(env.Out, "reproduce: %s keeps %s, evaluated there before and finished, beside the planned runs\n", e.Dir, strings.Join(kept, ", "))
+		eo.Checkpoints = append(eo.Checkpoints, kept...)
+		byModelOrder(eo.Checkpoints)
+	}
 	if e.HorizonMult > 1 {
 		path, err := o.stabilityData(ctx, runs, e)
 		if err != nil {
@@ -258,6 +267,9 @@ func (o *RunOptions) merge(m Merge) (dir, note string, err error) {
 			return "", "", fmt.Errorf("reproduce: %s: %w", path, err)
 		}
 		results = append(results, r)
+	}
+	if dropped := commonModels(results); len(dropped) > 0 {
+		fmt.Fprintf(o.Out, "reproduce: %s leaves out %s, not evaluated at every seed\n", m.Dir, strings.Join(dropped, ", "))
 	}
 	spec := eval.DefaultBootstrap
 	spec.Resamples, spec.Seed = o.Resamples, o.Seed
