@@ -2,10 +2,15 @@
 # Runs the CUDA backend's tests on the CPU under the emulator
 # (internal/cuda/emu, build tag cudaemu): every kernel against the CPU
 # backend, the determinism and graph-replay tests, and the short training
-# run whose loss curve must follow the CPU's. It runs the suite once per
-# thread order (forward, reverse, and a seeded shuffle), so a missing
-# __syncthreads or a shared-memory race that one order hides fails under
-# another, then prints how many tests ran under the emulator.
+# runs whose loss curves must follow the CPU's. It runs the kernel suite
+# once per thread order (forward, reverse, and a seeded shuffle), so a
+# missing __syncthreads or a shared-memory race that one order hides fails
+# under another, then prints how many tests ran under the emulator. The
+# training runs (internal/train's GPU tests, 80 s an order) run in the
+# first order only: they compose the kernels the kernel suite checks in
+# every order. What that gives up: an order dependence that shows only at
+# a training run's shapes and not at any kernel test's (D-ci-time);
+# EMU_TRAIN_ALL=1 runs them in every order.
 #
 #   bash scripts/emu_test.sh            # all orders
 #   EMU_ORDERS="reverse" bash scripts/emu_test.sh
@@ -23,8 +28,12 @@ for order in $orders; do
 	t0=$SECONDS
 	UHNO_EMU_ORDER=$order go test -count=1 -tags cudaemu -v ./internal/cuda/ >"$log/cuda.log" 2>&1
 	rc1=$?
-	UHNO_EMU_ORDER=$order go test -count=1 -tags cudaemu -v -run 'GPU' ./internal/train/ >"$log/train.log" 2>&1
-	rc2=$?
+	rc2=0
+	: >"$log/train.log"
+	if [ "$order" = "${orders%% *}" ] || [ -n "${EMU_TRAIN_ALL:-}" ]; then
+		UHNO_EMU_ORDER=$order go test -count=1 -tags cudaemu -v -run 'GPU' ./internal/train/ >"$log/train.log" 2>&1
+		rc2=$?
+	fi
 	p=$(cat "$log/cuda.log" "$log/train.log" | grep -c '^--- PASS')
 	f=$(cat "$log/cuda.log" "$log/train.log" | grep -c '^--- FAIL')
 	# A test binary the emulator stopped (an out-of-range access ends the

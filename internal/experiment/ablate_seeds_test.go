@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"uhno/internal/eval"
+	"uhno/internal/testutil"
 	"uhno/internal/train"
 )
 
@@ -22,6 +23,12 @@ import (
 func TestAblateSeeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates data and trains")
+	}
+	if testutil.Race {
+		// The seed axis is serial bookkeeping around the ablation whose
+		// concurrent paths TestAblateEndToEnd runs under the race
+		// detector; repeating them per seed finds nothing new.
+		t.Skip("the ablation's concurrency is TestAblateEndToEnd's under -race (D-ci-time)")
 	}
 	dir := t.TempDir()
 	dataDir, out := filepath.Join(dir, "data"), filepath.Join(dir, "abl")
