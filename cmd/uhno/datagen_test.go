@@ -11,7 +11,6 @@ import (
 
 	"uhno/internal/data/h5/h5test"
 	"uhno/internal/data/npy"
-	"uhno/internal/testutil"
 )
 
 // TestDatagen runs `uhno datagen` end to end on a small KS set and checks
@@ -281,12 +280,6 @@ func TestTrainOnEveryLayout(t *testing.T) {
 		{"npy", "c0, c1, c2", "[16 16]"},
 	} {
 		t.Run(tc.layout, func(t *testing.T) {
-			if testutil.Race && tc.layout != "well" {
-				// The layouts differ in their (serial) readers; training,
-				// evaluation and prediction after them are one concurrent
-				// path, which the Well case runs under the race detector.
-				t.Skip("one layout under -race: the readers are serial (D-ci-time)")
-			}
 			task := filepath.Join(dir, tc.layout+"-task")
 			channels, consts, _ := strings.Cut(tc.channels, "; constant inputs ")
 			if code, out, errOut := execute(t, "datagen", "--from", files[tc.layout], "--out", task); code != 0 || !strings.Contains(out, "channels: "+channels+"\n") ||
