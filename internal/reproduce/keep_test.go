@@ -83,4 +83,8 @@ func TestRunSubsetKeepsEvaluations(t *testing.T) {
 	if got := evalModels(t, filepath.Join(out, "burgers/eval")); !slices.Equal(got, want) {
 		t.Errorf("seed 0's evaluation after the three-seed grid: %v, want %v", got, want)
 	}
+	report, err := os.ReadFile(filepath.Join(out, "report", "report.md"))
+	if err != nil || !strings.Contains(string(report), "**Over training seeds 0, 1, 2**") {
+		t.Errorf("the report does not read the merge over seeds 0, 1, 2 (%v)", err)
+	}
 }
