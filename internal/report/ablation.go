@@ -77,7 +77,11 @@ func (b *builder) ablationSource(a ablationInput) {
 	if ab.Command != "" {
 		command = code(ab.Command)
 	}
-	sched := fmt.Sprintf("%d steps, %d warm-up, batch %d, lr %g, seed %d", s.Steps, s.Warmup, s.Batch, s.LR, s.Seed)
+	seeds := fmt.Sprintf("seed %d", s.Seed)
+	if len(ab.Entries) > 0 && ab.Entries[0].Eval.Seeds != nil { // a merge: the schedule recorded is seed 0's
+		seeds = "seeds " + joinSeeds(ab.Entries[0].Eval.Seeds.Seeds)
+	}
+	sched := fmt.Sprintf("%d steps, %d warm-up, batch %d, lr %g, %s", s.Steps, s.Warmup, s.Batch, s.LR, seeds)
 	if s.Params != "" {
 		sched += ", --params " + s.Params
 	}

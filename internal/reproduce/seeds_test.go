@@ -167,6 +167,9 @@ func TestRunSeedsAblation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(string(report), "lr 0.001, seeds 0, 1") {
+		t.Errorf("the ablation's schedule line does not name both seeds:\n%s", report)
+	}
 	if !strings.Contains(string(report), "(uhno ablate --seeds; eval.MergeAblations)") || strings.Contains(string(report), "burgers/seed1/ablate/ablation.json") {
 		t.Errorf("the report does not read the ablation over seeds alone:\n%s", report)
 	}
