@@ -217,6 +217,7 @@ func (o *RunOptions) evaluate(ctx context.Context, env experiment.Env, runs []*p
 	if err != nil {
 		return "", "", err
 	}
+	planned := slices.Clone(eo.Checkpoints)
 	if len(kept) > 0 {
 		fmt.Fprintf(env.Out, "reproduce: %s keeps %s, evaluated there before and finished, beside the planned runs\n", e.Dir, strings.Join(kept, ", "))
 		eo.Checkpoints = append(eo.Checkpoints, kept...)
@@ -235,7 +236,16 @@ func (o *RunOptions) evaluate(ctx context.Context, env experiment.Env, runs []*p
 		eo.TestData = path
 	}
 	fmt.Fprintf(env.Out, "reproduce: evaluating %s at %dx the training horizon into %s\n", e.Task, e.HorizonMult, eo.Dir)
-	if err := experiment.Eval(ctx, &eo); err != nil {
+	err = experiment.Eval(ctx, &eo)
+	if err != nil && len(kept) > 0 && ctx.Err() == nil {
+		// A kept run the evaluation cannot take beside the planned ones
+		// (another data file, say) must not stop the grid: the planned
+		// runs are what was asked for.
+		fmt.Fprintf(env.Out, "reproduce: %s with the kept runs: %v; evaluating the planned runs alone\n", e.Dir, err)
+		eo.Checkpoints = planned
+		err = experiment.Eval(ctx, &eo)
+	}
+	if err != nil {
 		if e.HorizonMult == 1 || ctx.Err() != nil {
 			return "", "", err
 		}

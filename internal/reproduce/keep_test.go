@@ -88,3 +88,40 @@ func TestRunSubsetKeepsEvaluations(t *testing.T) {
 		t.Errorf("the report does not read the merge over seeds 0, 1, 2 (%v)", err)
 	}
 }
+
+// TestRunSubsetKeptRunRefused: a kept run the evaluation refuses beside
+// the planned ones (here an FNO trained with coordinate channels, so its
+// inputs differ) does not stop the grid: the planned runs are evaluated
+// alone, and the output says why.
+func TestRunSubsetKeptRunRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	dir := t.TempDir()
+	data, out, other := filepath.Join(dir, "data"), filepath.Join(dir, "out"), filepath.Join(dir, "other")
+	both := Options{Tables: []string{"main-acc"}, Tasks: []string{"burgers"}, Models: []string{"uhno", "fno"}}
+	if stdout, err := run(t, tinyRun(t, data, out, 4, both)); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	fno := Options{Tables: []string{"main-acc"}, Tasks: []string{"burgers"}, Models: []string{"fno"}}
+	if stdout, err := run(t, tinyRun(t, data, other, 4, fno, "data.coordinates=true")); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if err := os.RemoveAll(filepath.Join(out, "burgers/fno")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(other, "burgers/fno"), filepath.Join(out, "burgers/fno")); err != nil {
+		t.Fatal(err)
+	}
+	o := tinyRun(t, data, out, 4, Options{Tables: []string{"main-acc"}, Tasks: []string{"burgers"}, Models: []string{"uhno"}})
+	stdout, err := run(t, o)
+	if err != nil {
+		t.Fatalf("a kept run the evaluation refuses stopped the grid: %v\n%s", err, stdout)
+	}
+	if !strings.Contains(stdout, "evaluating the planned runs alone") {
+		t.Errorf("the fallback is not said:\n%s", stdout)
+	}
+	if got := evalModels(t, filepath.Join(out, "burgers/eval")); !slices.Equal(got, []string{"uhno"}) {
+		t.Errorf("burgers/eval holds %v, want uhno alone", got)
+	}
+}
