@@ -49,8 +49,11 @@ static inline float exp_neg(float v) {
 	return p * s.f;
 }
 
+// The AVX-512 and baseline variants, exactly as before the AVX2 variant
+// below was added (the same text, so GCC compiles them to the same code;
+// the AVX2 clone they also make is no longer called).
 CLONES
-void uhno_gelu(float *y, const float *x, long n) {
+void uhno_gelu_clones(float *y, const float *x, long n) {
 	unsigned uhno_mxcsr = uhno_ftz_enter();
 	for (long i = 0; i < n; i++) {
 		float v = x[i];
@@ -60,7 +63,7 @@ void uhno_gelu(float *y, const float *x, long n) {
 }
 
 CLONES
-void uhno_gelu_backward(float *dx, const float *dy, const float *x, long n) {
+void uhno_gelu_backward_clones(float *dx, const float *dy, const float *x, long n) {
 	unsigned uhno_mxcsr = uhno_ftz_enter();
 	for (long i = 0; i < n; i++) {
 		float v = x[i];
@@ -68,6 +71,65 @@ void uhno_gelu_backward(float *dx, const float *dy, const float *x, long n) {
 		float pdf = 0.39894228040143268f * exp_neg(-0.5f * v * v);
 		dx[i] += dy[i] * (cdf + v * pdf);
 	}
+	uhno_ftz_leave(uhno_mxcsr);
+}
+
+// The AVX2 variant without GCC's partial redundancy elimination: with it,
+// GCC sees that erf_approx of a clamped +-4 (and exp_neg of a clamped -87)
+// is a constant, moves the polynomials under branches, and a loop with
+// branches is not vectorised for AVX2 (AVX-512's masks if-convert it, so
+// that clone always was). The AVX2 clone ran one lane; this one runs eight,
+// 5x (forward) and 7x (backward) faster (PERFORMANCE, "GELU on AVX2").
+// The forward keeps the scalar loop's bits; the backward differs from it
+// by at most 1.2e-7 (one float32 ulp near 1) on about 4% of elements, GCC
+// arranging its multiply-adds otherwise, well inside TestGELUFast's 2e-6 of
+// the float64 reference (TestGELUFastBits pins both; D-gelu-avx2). Only
+// AVX2 machines' code changes: the other clones compile as before.
+#define AVX2_NO_PRE __attribute__((target("arch=x86-64-v3"), optimize("no-tree-pre")))
+AVX2_NO_PRE static void gelu_avx2(float *y, const float *x, long n) {
+	for (long i = 0; i < n; i++) {
+		float v = x[i];
+		y[i] = 0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f));
+	}
+}
+
+AVX2_NO_PRE static void gelu_backward_avx2(float *dx, const float *dy, const float *x, long n) {
+	for (long i = 0; i < n; i++) {
+		float v = x[i];
+		float cdf = 0.5f * (1.0f + erf_approx(v * 0.70710678118654752f));
+		float pdf = 0.39894228040143268f * exp_neg(-0.5f * v * v);
+		dx[i] += dy[i] * (cdf + v * pdf);
+	}
+}
+
+// useAVX2 is true where the clones' resolver would take the x86-64-v3
+// clone: AVX2 and FMA (v3) without the whole of x86-64-v4.
+static int useAVX2(void) {
+	static int use = -1;
+	if (use < 0) {
+		__builtin_cpu_init();
+		use = __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
+	}
+	return use;
+}
+
+void uhno_gelu(float *y, const float *x, long n) {
+	if (!useAVX2()) {
+		uhno_gelu_clones(y, x, n);
+		return;
+	}
+	unsigned uhno_mxcsr = uhno_ftz_enter();
+	gelu_avx2(y, x, n);
+	uhno_ftz_leave(uhno_mxcsr);
+}
+
+void uhno_gelu_backward(float *dx, const float *dy, const float *x, long n) {
+	if (!useAVX2()) {
+		uhno_gelu_backward_clones(dx, dy, x, n);
+		return;
+	}
+	unsigned uhno_mxcsr = uhno_ftz_enter();
+	gelu_backward_avx2(dx, dy, x, n);
 	uhno_ftz_leave(uhno_mxcsr);
 }
 

@@ -1,9 +1,15 @@
 package cpu
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
+
+	cpuid "golang.org/x/sys/cpu"
 )
 
 // TestGELUFast compares the vectorised GELU with the float64 reference on
@@ -154,4 +160,59 @@ func BenchmarkGELUKernels(bm *testing.B) {
 			geluBackwardFast(y, dy, x)
 		}
 	})
+}
+
+// geluDigests hashes the bits of geluFast and geluBackwardFast over a fixed
+// input: the dense grid of TestGELUFast, standard normals and the special
+// values, at lengths that leave every vector tail (n mod 16 = 0..15).
+func geluDigests() (fwd, bwd string) {
+	r := rand.New(rand.NewPCG(7, 11))
+	var x []float32
+	for i := range 24001 {
+		x = append(x, float32(-12+24*float64(i)/24000))
+	}
+	for range 1 << 18 {
+		x = append(x, float32(3*r.NormFloat64()))
+	}
+	x = append(x, 0, float32(math.Copysign(0, -1)), 1e-30, -1e-30, 4*math.Sqrt2, -4*math.Sqrt2, 200, -200,
+		float32(math.Inf(1)), float32(math.Inf(-1)))
+	hf, hb := sha256.New(), sha256.New()
+	for tail := range 16 {
+		n := len(x) - tail
+		y, dx, dy := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range dy {
+			dy[i] = float32(r.NormFloat64())
+			dx[i] = float32(i%7) - 3
+		}
+		geluFast(y, x[:n])
+		geluBackwardFast(dx, dy, x[:n])
+		binary.Write(hf, binary.LittleEndian, y)
+		binary.Write(hb, binary.LittleEndian, dx)
+	}
+	return hex.EncodeToString(hf.Sum(nil))[:16], hex.EncodeToString(hb.Sum(nil))[:16]
+}
+
+// TestGELUFastBits pins the bits of the AVX2 GELU kernels (act_amd64.c,
+// gelu_avx2): the forward's digest is the one the scalar AVX2 clone gave
+// before (1faf506), the backward's the vectorised loop's own (it differs
+// from the scalar one by at most one ulp near 1 on about 4% of elements:
+// D-gelu-avx2). It runs where that variant runs (x86-64-v3 without v4);
+// elsewhere the clones run, compiled as before.
+func TestGELUFastBits(t *testing.T) {
+	if !haveFastGELU {
+		t.Skip("no fast GELU in this build")
+	}
+	if !cpuid.X86.HasAVX2 || !cpuid.X86.HasFMA || !cpuid.X86.HasBMI2 || cpuid.X86.HasAVX512F {
+		t.Skip("the digests are of the x86-64-v3 variant (AVX2, FMA, BMI2; no AVX-512F)")
+	}
+	fwd, bwd := geluDigests()
+	if os.Getenv("UHNO_PRINT_GOLDEN") != "" {
+		t.Logf("forward %s backward %s", fwd, bwd)
+	}
+	if want := "d7df805eb6dc3895"; fwd != want {
+		t.Errorf("forward digest %s, want %s: the AVX2 GELU's bits changed", fwd, want)
+	}
+	if want := "1f4eaf12a1d78be6"; bwd != want {
+		t.Errorf("backward digest %s, want %s: the AVX2 GELU backward's bits changed", bwd, want)
+	}
 }
