@@ -150,8 +150,16 @@ void uhno_relu(float *y, const float *x, long n) {
 
 CLONES
 void uhno_relu_backward(float *dx, const float *dy, const float *x, long n) {
+	// A bitwise select rather than `x > 0 ? s : dx`: GCC turns that into a
+	// store only where x > 0, a branch that only AVX-512's masked stores
+	// vectorise; the select writes dx back unchanged (the same bits) where
+	// x <= 0 and vectorises on AVX2 too.
 	for (long i = 0; i < n; i++) {
-		float s = dx[i] + dy[i];
-		dx[i] = x[i] > 0.0f ? s : dx[i];
+		union { float f; unsigned u; } s, d;
+		s.f = dx[i] + dy[i];
+		d.f = dx[i];
+		unsigned keep = -(unsigned)(x[i] > 0.0f); // all ones where x > 0
+		d.u = (s.u & keep) | (d.u & ~keep);
+		dx[i] = d.f;
 	}
 }
