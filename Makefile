@@ -52,7 +52,7 @@ test: emu-generate
 RACE_PKGS := ./internal/cpu/ ./internal/datagen/ ./internal/data/ ./internal/data/h5/ ./internal/eval/ ./internal/train/ ./internal/experiment/ ./cmd/uhno/
 
 ## fuzz: every fuzz target of the readers of outside input, FUZZTIME
-## seconds each (default 20; make test runs it; scripts/fuzz.sh)
+## seconds each (default 10; make test runs it; scripts/fuzz.sh)
 fuzz:
 	bash scripts/fuzz.sh
 

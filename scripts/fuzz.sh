@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh runs every Go fuzz target of the repository, one after another,
-# for FUZZTIME seconds each (default 20), and prints each target's result
+# for FUZZTIME seconds each (default 10), and prints each target's result
 # and a summary line. It exits non-zero when a target fails; the failing
 # input is then in the package's testdata/fuzz/<Target>/ (commit it once
 # the reader is fixed: go test runs it as a regression test).
@@ -8,7 +8,7 @@
 # The targets are found, not listed: every `func FuzzXxx(f *testing.F)` in
 # a *_fuzz_test.go file. Usage:
 #
-#   bash scripts/fuzz.sh                 # every target, 20 s each
+#   bash scripts/fuzz.sh                 # every target, 10 s each
 #   FUZZTIME=60 bash scripts/fuzz.sh     # longer
 #   bash scripts/fuzz.sh Checkpoint      # the targets whose names contain it
 #
@@ -20,7 +20,7 @@
 set -uo pipefail
 export PATH="$PATH:/usr/local/go/bin"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-fuzztime=${FUZZTIME:-20}
+fuzztime=${FUZZTIME:-10}
 case $fuzztime in
 '' | *[!0-9]*)
 	echo "fuzz.sh: FUZZTIME=$fuzztime, want a whole number of seconds" >&2
