@@ -49,28 +49,36 @@ static inline float exp_neg(float v) {
 	return p * s.f;
 }
 
+// The GELU loops, written once and expanded into each variant below (a
+// macro rather than an inline function, so the clones' text, and with it
+// their code, is what it was before the AVX2 variant was added).
+#define GELU_LOOP \
+	for (long i = 0; i < n; i++) { \
+		float v = x[i]; \
+		y[i] = 0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f)); \
+	}
+#define GELU_BACKWARD_LOOP \
+	for (long i = 0; i < n; i++) { \
+		float v = x[i]; \
+		float cdf = 0.5f * (1.0f + erf_approx(v * 0.70710678118654752f)); \
+		float pdf = 0.39894228040143268f * exp_neg(-0.5f * v * v); \
+		dx[i] += dy[i] * (cdf + v * pdf); \
+	}
+
 // The AVX-512 and baseline variants, exactly as before the AVX2 variant
 // below was added (the same text, so GCC compiles them to the same code;
 // the AVX2 clone they also make is no longer called).
 CLONES
 void uhno_gelu_clones(float *y, const float *x, long n) {
 	unsigned uhno_mxcsr = uhno_ftz_enter();
-	for (long i = 0; i < n; i++) {
-		float v = x[i];
-		y[i] = 0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f));
-	}
+	GELU_LOOP
 	uhno_ftz_leave(uhno_mxcsr);
 }
 
 CLONES
 void uhno_gelu_backward_clones(float *dx, const float *dy, const float *x, long n) {
 	unsigned uhno_mxcsr = uhno_ftz_enter();
-	for (long i = 0; i < n; i++) {
-		float v = x[i];
-		float cdf = 0.5f * (1.0f + erf_approx(v * 0.70710678118654752f));
-		float pdf = 0.39894228040143268f * exp_neg(-0.5f * v * v);
-		dx[i] += dy[i] * (cdf + v * pdf);
-	}
+	GELU_BACKWARD_LOOP
 	uhno_ftz_leave(uhno_mxcsr);
 }
 
@@ -87,19 +95,11 @@ void uhno_gelu_backward_clones(float *dx, const float *dy, const float *x, long 
 // AVX2 machines' code changes: the other clones compile as before.
 #define AVX2_NO_PRE __attribute__((target("arch=x86-64-v3"), optimize("no-tree-pre")))
 AVX2_NO_PRE static void gelu_avx2(float *y, const float *x, long n) {
-	for (long i = 0; i < n; i++) {
-		float v = x[i];
-		y[i] = 0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f));
-	}
+	GELU_LOOP
 }
 
 AVX2_NO_PRE static void gelu_backward_avx2(float *dx, const float *dy, const float *x, long n) {
-	for (long i = 0; i < n; i++) {
-		float v = x[i];
-		float cdf = 0.5f * (1.0f + erf_approx(v * 0.70710678118654752f));
-		float pdf = 0.39894228040143268f * exp_neg(-0.5f * v * v);
-		dx[i] += dy[i] * (cdf + v * pdf);
-	}
+	GELU_BACKWARD_LOOP
 }
 
 // useAVX2 is true where the clones' resolver would take the x86-64-v3
