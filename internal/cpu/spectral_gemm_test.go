@@ -1,8 +1,12 @@
 package cpu
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
 	"testing"
 
 	"uhno/internal/tensor"
@@ -105,6 +109,17 @@ func TestSpectralKernelsC(t *testing.T) {
 	}
 }
 
+// rowmixLevelShapes cover the AVX-512 4 x 2 and AVX2 3 x 2 tiles and
+// their tails, lane counts that are and are not multiples of 8 and of 4
+// (the 1D models' 24, 16 and 8; tails of 1-7) and the main job's shapes.
+var rowmixLevelShapes = []struct{ P, Q, R, L int }{
+	{1, 1, 1, 1}, {4, 2, 5, 8}, {7, 5, 3, 12}, {32, 8, 64, 24}, {32, 4, 32, 24}, {64, 8, 32, 24},
+	{32, 16, 128, 16}, {128, 16, 32, 16}, {32, 32, 256, 8}, {5, 3, 17, 13}, {6, 1, 2, 3}, {9, 7, 11, 31},
+}
+
+// rowmixVariants are both conjugations and accumulation.
+var rowmixVariants = []struct{ conja, conjb, acc bool }{{false, false, false}, {true, false, true}, {false, true, false}, {true, true, true}}
+
 // TestRowmixLevels checks that the AVX-512 channel mixing (8 complex lanes
 // a vector, b split into real and imaginary parts when packed) gives the
 // AVX2 kernel's bits exactly: each lane sees the same FMAs in the same
@@ -120,11 +135,8 @@ func TestRowmixLevels(t *testing.T) {
 	if !rowmixLevel(2, 1, 1, 1, 1, one, 2, 2, false, one, 2, 2, false, make([]float32, 2), 2, 2, []float32{1}, false, probe) {
 		t.Skip("no AVX-512 on this CPU: level 2 cannot run")
 	}
-	for _, s := range []struct{ P, Q, R, L int }{
-		{1, 1, 1, 1}, {4, 2, 5, 8}, {7, 5, 3, 12}, {32, 8, 64, 24}, {32, 4, 32, 24}, {64, 8, 32, 24},
-		{32, 16, 128, 16}, {128, 16, 32, 16}, {32, 32, 256, 8}, {5, 3, 17, 13}, {6, 1, 2, 3}, {9, 7, 11, 31},
-	} {
-		for _, v := range []struct{ conja, conjb, acc bool }{{false, false, false}, {true, false, true}, {false, true, false}, {true, true, true}} {
+	for _, s := range rowmixLevelShapes {
+		for _, v := range rowmixVariants {
 			t.Run(fmt.Sprintf("%dx%dx%d_L%d_%v", s.P, s.Q, s.R, s.L, v), func(t *testing.T) {
 				f := newRowmixFixture(s.P, s.Q, s.R, s.L)
 				scratch := make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L))
@@ -265,7 +277,7 @@ func BenchmarkSpectralConvMixLevels(bm *testing.B) {
 			b := New(0)
 			b.spec.mixCap = cap
 			if cap == 3 && !rowmixLevel(2, 1, 1, 1, 1, []float32{1, 0}, 2, 2, false, []float32{1, 0}, 2, 2, false, make([]float32, 2), 2, 2, []float32{1}, false, make([]float32, rowmixScratch(1, 1, 1, 1))) {
-				bm.Skip("no AVX-512")
+				continue // no AVX-512: the AVX2 rows only
 			}
 			tp := tensor.NewTape(b)
 			xl := tensor.NewLeaf(b, "x", x, shape...)
@@ -314,5 +326,49 @@ func BenchmarkRowmixLevels(bm *testing.B) {
 				bm.ReportMetric(float64(8*s.P*s.Q*s.R*s.L)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
+	}
+}
+
+// rowmixDigest hashes the bits of the channel mixing at ISA level lv over
+// TestRowmixLevels' shapes and variants (false: the CPU lacks the level).
+func rowmixDigest(lv int) (string, bool) {
+	h := sha256.New()
+	for _, s := range rowmixLevelShapes {
+		for _, v := range rowmixVariants {
+			f := newRowmixFixture(s.P, s.Q, s.R, s.L)
+			scratch := make([]float32, rowmixScratch(s.P, s.Q, s.R, s.L))
+			ok := true
+			out := f.call(v.conja, v.conjb, v.acc, func(P, Q, R, L int, a []float32, au, ar int, conja bool, b []float32, br, bv int, conjb bool,
+				out []float32, ou, ov int, scale []float32, acc bool) {
+				ok = rowmixLevel(lv, P, Q, R, L, a, au, ar, conja, b, br, bv, conjb, out, ou, ov, scale, acc, scratch)
+			})
+			if !ok {
+				return "", false
+			}
+			binary.Write(h, binary.LittleEndian, out)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], true
+}
+
+// TestRowmixAVX2Bits pins the bits of the AVX2 channel mixing (level 1,
+// rowmix8_v3) over TestRowmixLevels' cases (the digest taken at 5d5da05).
+// TestRowmixLevels ties AVX-512's bits to AVX2's but skips on a CPU
+// without AVX-512, where this one still runs: any CPU with AVX2 and FMA
+// (level 1 is selectable on AVX-512 ones too). A change to the kernel
+// that keeps its FMAs and their order keeps the digest.
+func TestRowmixAVX2Bits(t *testing.T) {
+	if !specHaveC {
+		t.Skip("cgo disabled: only the plain-Go kernels are built")
+	}
+	got, ok := rowmixDigest(1)
+	if !ok {
+		t.Skip("no AVX2 and FMA on this CPU: level 1 cannot run")
+	}
+	if os.Getenv("UHNO_PRINT_GOLDEN") != "" {
+		t.Logf("digest %s", got)
+	}
+	if want := "2f1649825496c64e"; got != want {
+		t.Errorf("AVX2 channel mixing digest %s, want %s: its bits changed", got, want)
 	}
 }
