@@ -28,6 +28,21 @@
 // (Full trained once; docs/DECISIONS.md, D-reproduce-layout);
 // <task>/eval, <task>/eval-4x, <out>/bench, <out>/report. Schedules:
 // Schedules (D-reproduce-cpu5k).
+//
+// Training seeds (Options.Seeds, --seeds 0,1,2) are an axis of the grid:
+// every cell is planned once per seed on one data file (a seed changes the
+// initialisation and the batch order, never the data: D-data-seed); seed
+// 0's runs keep the layout above, so a one-seed grid's runs are reused,
+// and seed s's live under <task>/seed<s>/. Each seed's evaluation is then
+// merged into <task>/eval-seeds (eval.MergeSeeds: per cell the mean over
+// seeds, the spread and a bootstrap over seeds and paired trajectories,
+// ranked by seed means; D-seeds). The parameter protocol is
+// RunOptions.Params: "0.62M" scales U-HNO to the tables' budget, "text"
+// builds Tab. per-task-hp exactly; either way every baseline is matched
+// to that U-HNO's count within 10% (App. C; experiment.ParamsTarget).
+// A grid over a subset of models keeps, in a task's evaluation, the
+// finished runs its previous evaluation held (keep.go, D-reproduce-keep),
+// so asking for one model's seeds does not drop another's rows.
 package reproduce
 
 import (
