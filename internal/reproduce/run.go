@@ -31,7 +31,7 @@ type RunOptions struct {
 	Dir      string // --out
 	Schedule string // a name of Schedules ("": the first)
 	Steps    int    // --steps, overrides the schedule's
-	Params   string // U-HNO's parameter budget, "0.62M"
+	Params   string // U-HNO's parameter budget ("0.62M"), or "text": Tab. per-task-hp exactly
 	// Sets are --set key=value for every run; TASK:key=value applies to
 	// the runs of TASK only (a grid's tasks differ in shape).
 	Sets     []string
