@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Side-by-side reading of one uhno evaluation (results.json): each model's
+relL2 and relH1 with the evaluation's own intervals, and for every pair the
+ratio of their means with a paired 95% percentile bootstrap over the test
+trajectories (B = 10,000, Python's random.Random(0); each resample draws one set of
+trajectory indices for both models, since both are scored on the same
+trajectories). Usage: compare.py results.json [metric ...]"""
+import json, random, sys
+
+r = json.load(open(sys.argv[1]))
+metrics = sys.argv[2:] or ["relL2", "relH1"]
+ms = r["models"]
+print(f"task {r['task']}, {r['test_trajectories']} test trajectories, rollout {r['rollout_steps']}, uhno {r['uhno_version']}")
+for m in ms:
+    e = m["evaluation"]["metrics"]
+    print(f"{m['label']:24s} step {m['step']:5d} params {m['params']:,}: " +
+          "; ".join(f"{k} {e[k]['mean']:.4g} [{e[k]['low']:.4g}, {e[k]['high']:.4g}]" for k in metrics))
+rng = random.Random(0)
+n = r["test_trajectories"]
+idx = [[rng.randrange(n) for _ in range(n)] for _ in range(10000)]
+for k in metrics:
+    v = {m["label"]: m["evaluation"]["trajectory_values"][k] for m in ms}
+    labels = list(v)
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            ratio = sum(v[a]) / sum(v[b])
+            boot = sorted(sum(v[a][j] for j in s) / sum(v[b][j] for j in s) for s in idx)
+            lo, hi = boot[int(0.025 * len(boot))], boot[int(0.975 * len(boot)) - 1]
+            print(f"{k}: {a} / {b} = {ratio:.3f} [{lo:.3f}, {hi:.3f}]")
