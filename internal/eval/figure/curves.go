@@ -85,7 +85,7 @@ func curvesPlot(title, xlabel, ylabel string, logY bool, series []Series) (*plot
 	p.Add(plotter.NewGrid())
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicker{}
 	}
 	xr, yr := newInterval(), newInterval()
 	curves := make([]curve, len(series))

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
+	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -199,23 +202,46 @@ func linePlot(lp LinePanel) (*plot.Plot, error) {
 	return p, nil
 }
 
-// logTicker labels a log axis at the powers of ten when the range holds
-// at least two of them, and otherwise (a range within about a decade,
-// where plot.LogTicks would label nothing or one tick) at gonum's
-// default linear ticks, which a log axis places correctly too.
+// logTicker labels a log axis at the powers of ten inside the range when
+// there are at least two; otherwise (a range within about a decade, where
+// plot.LogTicks labels one tick or none inside it) at the 1, 2 and 5
+// multiples of the powers of ten inside it; both keep LogTicks'
+// unlabelled minor ticks. Where even those are fewer than two (a range
+// narrower than a factor of 2.5) it uses gonum's default linear ticks,
+// which a log axis places correctly too. Every tick it returns is
+// positive and every label lies inside the range.
 type logTicker struct{}
 
 // Ticks implements plot.Ticker.
 func (logTicker) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
-	labelled := 0
-	for _, t := range ticks {
-		if t.Label != "" {
-			labelled++
+	if lo > 0 && hi > lo {
+		for _, mults := range [][]float64{{1}, {1, 2, 5}} {
+			var ticks []plot.Tick
+			for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+				for _, m := range mults {
+					v, _ := strconv.ParseFloat(strconv.FormatFloat(m*math.Pow(10, e), 'g', 1, 64), 64)
+					if v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
+						ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+					}
+				}
+			}
+			if len(ticks) < 2 {
+				continue
+			}
+			for _, t := range (plot.LogTicks{Prec: -1}).Ticks(lo, hi) {
+				labelled := slices.ContainsFunc(ticks, func(o plot.Tick) bool { return math.Abs(o.Value-t.Value) <= 1e-9*o.Value })
+				if t.Label == "" && t.Value >= lo && t.Value <= hi && !labelled {
+					ticks = append(ticks, plot.Tick{Value: t.Value})
+				}
+			}
+			return ticks
 		}
 	}
-	if labelled >= 2 {
-		return ticks
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value > 0 {
+			out = append(out, t)
+		}
 	}
-	return plot.DefaultTicks{}.Ticks(lo, hi)
+	return out
 }

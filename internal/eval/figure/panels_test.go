@@ -3,6 +3,7 @@ package figure
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -50,5 +51,48 @@ func TestLinePanels(t *testing.T) {
 			err := LinePanels(path, "training dynamics", tt.cols, tt.panels)
 			checkOutcome(t, err, path, tt.wantErr, tt.w, tt.h)
 		})
+	}
+}
+
+// TestLogTicker checks the log axis' labels: powers of ten over two
+// decades or more, the 1-2-5 multiples within about a decade (where
+// plot.LogTicks labels one tick: the NS-2D error curves of 0.002-0.02),
+// linear ticks on a narrower range; always at least two labels, every
+// tick positive and every label inside the range.
+func TestLogTicker(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   []string // the labels, in order
+	}{
+		{1e-6, 1e-2, []string{"1e-06", "1e-05", "0.0001", "0.001", "0.01"}},
+		{0.0022, 0.021, []string{"0.005", "0.01", "0.02"}},
+		{0.0018, 0.021, []string{"0.002", "0.005", "0.01", "0.02"}},
+		{3, 40, []string{"5", "10", "20"}},
+	} {
+		var got []string
+		for _, tk := range (logTicker{}).Ticks(c.lo, c.hi) {
+			if tk.Value <= 0 {
+				t.Errorf("[%g, %g]: tick at %g on a log axis", c.lo, c.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("[%g, %g]: labels %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+	// Narrower than a factor of 2.5: gonum's linear ticks, at least two labels.
+	n := 0
+	for _, tk := range (logTicker{}).Ticks(0.51, 0.74) {
+		if tk.Value <= 0 || (tk.Label != "" && (tk.Value < 0.51 || tk.Value > 0.74)) {
+			t.Errorf("[0.51, 0.74]: tick %+v outside the range or not positive", tk)
+		}
+		if tk.Label != "" {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("[0.51, 0.74]: %d labels, want at least 2", n)
 	}
 }
