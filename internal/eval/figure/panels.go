@@ -219,6 +219,7 @@ func (logTicker) Ticks(lo, hi float64) []plot.Tick {
 			var ticks []plot.Tick
 			for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
 				for _, m := range mults {
+					// m 10^e rounded to one digit, so that 1e-5 is not 9.999999999999999e-06.
 					v, _ := strconv.ParseFloat(strconv.FormatFloat(m*math.Pow(10, e), 'g', 1, 64), 64)
 					if v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
 						ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
