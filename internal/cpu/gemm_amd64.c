@@ -1,5 +1,6 @@
 //go:build cgo && amd64
 
+#include <immintrin.h>
 #include <string.h>
 #include "gemm_amd64.h"
 #include "ftz_amd64.h"
@@ -315,13 +316,85 @@ __attribute__((target("arch=x86-64-v4"))) static void pack_bt_v4(float *dst, con
 		pack_bt_scalar(dst, src, l, n, cs, full, 0);
 }
 
-// uhno_pack_bt is packBT (pointwise.go): the l x n matrix B[k, c] =
-// src[c*cs + k] (the transpose of n rows of length l) into panels of NR
-// columns, columns beyond n zeroed; with AVX-512 by register transposes.
-void uhno_pack_bt(float *dst, const float *src, long l, long n, long cs) {
-	if (uhno_cpu_level() >= 2) {
-		pack_bt_v4(dst, src, l, n, cs);
-		return;
+// transpose8 transposes the 8 x 8 block m in registers, the usual three
+// stages: unpack pairs of rows, shuffle pairs of pairs, swap 128-bit
+// halves.
+__attribute__((target("arch=x86-64-v3"))) static inline __attribute__((always_inline)) void transpose8(__m256 m[8]) {
+	__m256 t0 = _mm256_unpacklo_ps(m[0], m[1]), t1 = _mm256_unpackhi_ps(m[0], m[1]);
+	__m256 t2 = _mm256_unpacklo_ps(m[2], m[3]), t3 = _mm256_unpackhi_ps(m[2], m[3]);
+	__m256 t4 = _mm256_unpacklo_ps(m[4], m[5]), t5 = _mm256_unpackhi_ps(m[4], m[5]);
+	__m256 t6 = _mm256_unpacklo_ps(m[6], m[7]), t7 = _mm256_unpackhi_ps(m[6], m[7]);
+	__m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+	__m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+	__m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+	__m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+	m[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+	m[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+	m[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+	m[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+	m[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+	m[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+	m[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+	m[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+// pack_bt_v3 is packBT with AVX2: whole panels in blocks of 16 rows k,
+// each half-panel of 8 columns by two 8 x 8 register transposes, so that
+// every source row gives a whole 64-byte line (16 consecutive k) at once:
+// the panel's 16 rows lie a power-of-two stride apart at the fine levels
+// and would evict each other's lines between two half-line visits. The k
+// tail and a partial last panel go through pack_bt_scalar. (Data movement
+// only: the bits are packBT's.)
+__attribute__((target("arch=x86-64-v3"))) static void pack_bt_v3(float *dst, const float *src, long l, long n, long cs) {
+	long full = n / NR * NR, kfull = l / 16 * 16;
+	for (long jb = 0; jb < full; jb += NR) {
+		float *pan = dst + (jb / NR) * l * NR;
+		for (long k0 = 0; k0 < kfull; k0 += 16) {
+			for (int h = 0; h < NR; h += 8) {
+				const float *s = src + (jb + h) * cs + k0;
+				__m256 lo[8], hi[8];
+				for (int c = 0; c < 8; c++) {
+					lo[c] = _mm256_loadu_ps(s + c * cs);
+					hi[c] = _mm256_loadu_ps(s + c * cs + 8);
+				}
+				transpose8(lo);
+				transpose8(hi);
+				for (int k = 0; k < 8; k++) {
+					_mm256_storeu_ps(pan + (k0 + k) * NR + h, lo[k]);
+					_mm256_storeu_ps(pan + (k0 + 8 + k) * NR + h, hi[k]);
+				}
+			}
+		}
+		if (kfull < l)
+			pack_bt_scalar(dst, src, l, jb + NR, cs, jb, kfull);
 	}
-	pack_bt_scalar(dst, src, l, n, cs, 0, 0);
+	if (full < n)
+		pack_bt_scalar(dst, src, l, n, cs, full, 0);
+}
+
+// uhno_pack_bt_level is packBT (pointwise.go): the l x n matrix B[k, c] =
+// src[c*cs + k] (the transpose of n rows of length l) into panels of NR
+// columns, columns beyond n zeroed; with AVX-512 (level 2) or AVX2
+// (level 1) by register transposes, else (level 0) element by element.
+// Level -1 is the widest the CPU has; a level the CPU lacks returns -1.
+int uhno_pack_bt_level(int level, float *dst, const float *src, long l, long n, long cs) {
+	if (level < 0)
+		level = uhno_cpu_level();
+	if (level > uhno_cpu_level())
+		return -1;
+	switch (level) {
+	case 2:
+		pack_bt_v4(dst, src, l, n, cs);
+		break;
+	case 1:
+		pack_bt_v3(dst, src, l, n, cs);
+		break;
+	default:
+		pack_bt_scalar(dst, src, l, n, cs, 0, 0);
+	}
+	return 0;
+}
+
+void uhno_pack_bt(float *dst, const float *src, long l, long n, long cs) {
+	uhno_pack_bt_level(-1, dst, src, l, n, cs);
 }

@@ -40,6 +40,12 @@ func packBTC(dst, src []float32, l, n, cs int) {
 	C.uhno_pack_bt((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&src[0])), C.long(l), C.long(n), C.long(cs))
 }
 
+// packBTCLevel is packBTC with a chosen kernel (2 AVX-512, 1 AVX2, 0
+// element by element) and reports whether the CPU has it.
+func packBTCLevel(level int, dst, src []float32, l, n, cs int) bool {
+	return C.uhno_pack_bt_level(C.int(level), (*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&src[0])), C.long(l), C.long(n), C.long(cs)) == 0
+}
+
 // packBC is convPackB in C (uhno_pack_b).
 func packBC(dst, src []float32, l, n, ks int) {
 	C.uhno_pack_b((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&src[0])), C.long(l), C.long(n), C.long(ks))

@@ -28,4 +28,9 @@ void uhno_pack_a(float *dst, const float *src, long m, long l, long rs, long ks)
 // Packs B[k, c] = src[c*cs + k] (l x n) into panels of 16 columns (packBT).
 void uhno_pack_bt(float *dst, const float *src, long l, long n, long cs);
 
+// The same with a chosen kernel: level 2 AVX-512, 1 AVX2, 0 element by
+// element, -1 the widest the CPU has. Returns -1 (and does nothing) if the
+// CPU lacks that level, else 0.
+int uhno_pack_bt_level(int level, float *dst, const float *src, long l, long n, long cs);
+
 #endif

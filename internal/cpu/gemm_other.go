@@ -23,3 +23,5 @@ func packBC(dst, src []float32, l, n, ks int) { panic("cpu: packBC: no C kernel 
 func packAC(dst, src []float32, m, l, rs, ks int) { panic("cpu: packAC: no C kernel in this build") }
 
 func packBTC(dst, src []float32, l, n, cs int) { panic("cpu: packBTC: no C kernel in this build") }
+
+func packBTCLevel(level int, dst, src []float32, l, n, cs int) bool { return false }

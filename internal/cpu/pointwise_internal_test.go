@@ -78,3 +78,29 @@ func BenchmarkPointwiseWeightGrad(bm *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPackBTLevels times packBT (the weight gradient's transposed
+// packing of X_b) at each level the CPU has, side by side, on the fine
+// levels' shapes: 32 and 64 channels of 128 (1D), 1024 and 4096 points
+// (2D 32x32 and 64x64), rows a power-of-two stride apart.
+func BenchmarkPackBTLevels(bm *testing.B) {
+	if !convHaveC {
+		bm.Skip("no C kernel in this build")
+	}
+	for _, sh := range []struct{ l, n int }{{128, 32}, {1024, 32}, {4096, 32}, {4096, 64}} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		src := randn32(rng, sh.l*sh.n)
+		dst := make([]float32, convPackedLen(sh.n, sh.l, convNR))
+		for level := 0; level <= 2; level++ {
+			if !packBTCLevel(level, dst, src, sh.l, sh.n, sh.l) {
+				continue
+			}
+			bm.Run(fmt.Sprintf("%dx%d/level%d", sh.n, sh.l, level), func(bm *testing.B) {
+				for range bm.N {
+					packBTCLevel(level, dst, src, sh.l, sh.n, sh.l)
+				}
+				bm.ReportMetric(float64(8*sh.l*sh.n)*float64(bm.N)/bm.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
+	}
+}

@@ -264,7 +264,7 @@ func TestPackB(t *testing.T) {
 }
 
 // TestPackAAndBT: the C packings equal convPackA and packBT, partial
-// panels included.
+// panels and k tails included, packBT at every level the CPU has.
 func TestPackAAndBT(t *testing.T) {
 	if !convHaveC {
 		t.Skip("no C kernel in this build")
@@ -289,7 +289,7 @@ func TestPackAAndBT(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []struct{ l, n, cs int }{{1, 1, 1}, {9, 17, 9}, {4096, 32, 4096}, {5, 3, 8}, {16, 16, 16}, {32, 48, 40}, {37, 35, 37}, {128, 96, 130}, {16, 768, 16}} {
+	for _, c := range []struct{ l, n, cs int }{{1, 1, 1}, {9, 17, 9}, {4096, 32, 4096}, {5, 3, 8}, {16, 16, 16}, {32, 48, 40}, {37, 35, 37}, {128, 96, 130}, {16, 768, 16}, {1024, 64, 1024}, {48, 33, 50}} {
 		src := make([]float32, (c.n-1)*c.cs+c.l)
 		for i := range src {
 			src[i] = float32(r.NormFloat64())
@@ -304,6 +304,21 @@ func TestPackAAndBT(t *testing.T) {
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("packBT %+v: [%d] = %g, want %g", c, i, got[i], want[i])
+			}
+		}
+		// Every level the CPU has (2 AVX-512, 1 AVX2, 0 element by
+		// element), not only the widest that packBTransposed runs.
+		for level := 0; level <= 2; level++ {
+			for i := range got {
+				got[i] = nan
+			}
+			if !packBTCLevel(level, got, src, c.l, c.n, c.cs) {
+				continue
+			}
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("packBT level %d %+v: [%d] = %g, want %g", level, c, i, got[i], want[i])
+				}
 			}
 		}
 	}
