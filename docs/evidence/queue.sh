@@ -5,7 +5,7 @@
 # script: nohup bash docs/evidence/queue.sh &
 D=/work/main/docs/evidence
 cd /work/evidence
-while pgrep -f 'run_block2_ac2d_modes_seeds.sh|run_fno.sh|eval_fno.sh|run_w64.sh|run_block2_ns2d.sh|run_block3.sh|run_block4.sh' >/dev/null; do sleep 30; done
+while pgrep -f 'run_block2_ac2d_modes_seeds.sh|run_fno.sh|eval_fno.sh|run_w64.sh|run_block2_ns2d.sh|run_block3.sh|run_block4.sh|run_text_cells.sh' >/dev/null; do sleep 30; done
 echo "queue $(date -u +%FT%TZ)" >> queue.log
 # Block 1: NS-2D FNO at the text's size (text-size/PLAN.md), then its evaluation beside Full.
 if [ ! -f text/runs/ns2d/eval-text/results.json ]; then
@@ -20,4 +20,7 @@ bash $D/seeds/run_block2_ns2d.sh || exit 1
 # Block 3: Burgers-shock at the text's size, seeds 0-2 (text-shock/PLAN.md).
 bash $D/text-shock/run_block3.sh || exit 1
 # Block 4: AC-2D at the text's size, Full and FNO (text-ac2d/PLAN.md).
-bash $D/text-ac2d/run_block4.sh
+bash $D/text-ac2d/run_block4.sh || exit 1
+# Block 1's last cells, mode F and Conv-FNO at the text's size, on the CPU
+# (text-size/PLAN.md, "Mode F and Conv-FNO on the CPU, the queue's last step").
+bash $D/text-size/run_text_cells.sh
