@@ -43,8 +43,12 @@ type ResultsModel struct {
 	Checkpoint string        `json:"checkpoint"`
 	Step       int           `json:"step"`
 	Config     config.Config `json:"config"`
-	Elapsed    float64       `json:"elapsed_s"`
-	Eval       Summary       `json:"evaluation"`
+	// BuiltC0 is the width C0 the U-HNO was built with: the
+	// configuration's model.c0 unless --params scaled it (0 for another
+	// model, and in files written before it).
+	BuiltC0 int     `json:"built_c0,omitempty"`
+	Elapsed float64 `json:"elapsed_s"`
+	Eval    Summary `json:"evaluation"`
 }
 
 // Summary is one model's evaluation: the trajectory-level metrics with

@@ -298,8 +298,9 @@ func evalRollouts(ctx context.Context, opts *EvalOptions, cks []evalCheckpoint, 
 			return nil, err
 		}
 		sum := eval.Summarize(o, eval.BootstrapSpec{Resamples: opts.Resamples, Level: eval.DefaultLevel, Seed: opts.Seed})
+		builtC0, _ := rec.UHNOWidth()
 		ev.res.Models = append(ev.res.Models, eval.ResultsModel{Label: label, Model: m.Name(), Params: m.Params().Count(), Checkpoint: dir,
-			Step: st.Step, Config: ck.st.Config, Elapsed: time.Since(start).Seconds(), Eval: sum})
+			Step: st.Step, Config: ck.st.Config, BuiltC0: builtC0, Elapsed: time.Since(start).Seconds(), Eval: sum})
 		ev.rows = append(ev.rows, eval.Row{Name: label, Summary: sum})
 		ev.samples = append(ev.samples, o.Sample)
 		if r, ok := runDynamics(dir, label, opts.Err); ok {

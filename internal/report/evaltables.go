@@ -10,6 +10,7 @@ import (
 
 	"uhno/internal/eval"
 	"uhno/internal/model"
+	"uhno/internal/runrec"
 )
 
 // paperKeys maps each evaluated model to the paper's row: U-HNO (mode
@@ -216,13 +217,30 @@ func (b *builder) evalSource(e evalInput, checkpoints bool) {
 	for _, m := range r.Models {
 		c := m.Config
 		mode := ""
-		if m.Model != "fno" {
+		if strings.HasPrefix(m.Model, "uhno") {
 			mode = ", model.ablation " + c.Model.Ablation + fmt.Sprintf(", model.c0 %d", c.Model.C0)
+			if c0, ok := builtC0(m); ok && c0 != c.Model.C0 {
+				mode += fmt.Sprintf(" (built with C0 %d: --params scaled it)", c0)
+			}
 		}
 		b.printf("- %s: %s, step %d of optim.steps %d, %d parameters%s, optim.batch %d, optim.lr %g, seed %d\n",
 			m.Label, code(m.Checkpoint), m.Step, c.Optim.Steps, m.Params, mode, c.Optim.Batch, c.Optim.LR, c.Seed)
 	}
 	b.printf("\n")
+}
+
+// builtC0 is the width C0 U-HNO model m was built with: the one
+// results.json records, else (a file written before it recorded one) the
+// one its checkpoint's build record gives, when the checkpoint is still
+// there; false when neither says.
+func builtC0(m eval.ResultsModel) (int, bool) {
+	if m.BuiltC0 > 0 {
+		return m.BuiltC0, true
+	}
+	if _, _, rec, err := runrec.Read(m.Checkpoint); err == nil {
+		return rec.UHNOWidth()
+	}
+	return 0, false
 }
 
 // evalCommand reconstructs the uhno eval command line from results.json.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"uhno/internal/bench"
+	"uhno/internal/eval"
 	"uhno/internal/testutil"
 )
 
@@ -430,5 +432,51 @@ func TestReportSpearman(t *testing.T) {
 		if got := spearman(c.x, c.y); got < c.want-1e-12 || got > c.want+1e-12 {
 			t.Errorf("spearman(%v, %v) = %g, want %g", c.x, c.y, got, c.want)
 		}
+	}
+}
+
+// TestReportBuiltC0: the list of evaluated checkpoints gives U-HNO's
+// model.c0 and, where --params built it at another width, that width
+// (results.json's built_c0), and no U-HNO settings for a baseline. The
+// configuration's c0 alone (32 for every task) read as the width of a
+// model --params 0.62M had built at C0 = 3.
+func TestReportBuiltC0(t *testing.T) {
+	root := t.TempDir()
+	dir := writeEval(t, root, "eval-ns2d", "ns2d", 1,
+		fixtureModel{"uhno", 566199, 0.06, 0.07}, fixtureModel{"uhno-F", 566126, 0.03, 0.04},
+		fixtureModel{"fno", 593393, 0.006, 0.01}, fixtureModel{"cno", 600000, 0.02, 0.03})
+	path := filepath.Join(dir, ResultsFile)
+	var res eval.Results
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	res.Models[0].BuiltC0 = 3  // scaled by --params
+	res.Models[1].BuiltC0 = 32 // the configuration's own width: no note
+	writeJSON(t, path, res)
+	out := filepath.Join(root, "report")
+	if _, err := Write(Options{Inputs: []string{dir}, Dir: out, Version: "test", Command: "uhno report"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err = os.ReadFile(filepath.Join(out, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(raw)
+	for _, w := range []string{
+		"566199 parameters, model.ablation full, model.c0 32 (built with C0 3: --params scaled it), optim.batch",
+		"566126 parameters, model.ablation F, model.c0 32, optim.batch",
+		"593393 parameters, optim.batch",
+		"600000 parameters, optim.batch",
+	} {
+		if !strings.Contains(md, w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("report.md:\n%s", md)
 	}
 }
