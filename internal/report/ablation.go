@@ -78,8 +78,10 @@ func (b *builder) ablationSource(a ablationInput) {
 		command = code(ab.Command)
 	}
 	seeds := fmt.Sprintf("seed %d", s.Seed)
-	if len(ab.Entries) > 0 && ab.Entries[0].Eval.Seeds != nil { // a merge: the schedule recorded is seed 0's
-		seeds = "seeds " + joinSeeds(ab.Entries[0].Eval.Seeds.Seeds)
+	if len(ab.Entries) > 0 && ab.Entries[0].Eval.Seeds != nil { // a merge: the schedule and command recorded are the first seed's
+		sd := ab.Entries[0].Eval.Seeds.Seeds
+		seeds = "seeds " + joinSeeds(sd)
+		command = fmt.Sprintf("%s for seed %d, merged over seeds %s by `uhno reproduce --seeds` (eval.MergeAblations)", command, sd[0], joinSeeds(sd))
 	}
 	sched := fmt.Sprintf("%d steps, %d warm-up, batch %d, lr %g, %s", s.Steps, s.Warmup, s.Batch, s.LR, seeds)
 	if s.Params != "" {

@@ -199,10 +199,18 @@ func (b *builder) evalSource(e evalInput, checkpoints bool) {
 	if r.Models[0].Eval.Static {
 		what = "single prediction a -> u"
 	}
+	command := "not recorded in results.json; reconstructed from it: " + code(evalCommand(e, true))
+	if sd := r.Models[0].Eval.Seeds; sd != nil {
+		// A merge is no one eval command: the checkpoints results.json
+		// names are the first seed's, and where that seed's evaluation was
+		// written is not recorded.
+		command = fmt.Sprintf("none: `uhno reproduce --seeds` merged the evaluations of seeds %s (eval.MergeSeeds); seed %d's "+
+			"evaluation, reconstructed from the checkpoints named here: %s", joinSeeds(sd.Seeds), sd.Seeds[0], code(evalCommand(e, false)))
+	}
 	b.printf("Source: %s (uhno eval, uhno %s): task %s, %d test trajectories of %s, %s; bootstrap B = %d at %g%%, seed %d. "+
-		"Command: not recorded in results.json; reconstructed from it: %s.\n\n",
+		"Command: %s.\n\n",
 		code(e.file), cmp.Or(r.Version, "version not recorded"), r.Task, r.Trajs, code(r.Data), what,
-		bs.Resamples, 100*bs.Level, bs.Seed, code(evalCommand(e)))
+		bs.Resamples, 100*bs.Level, bs.Seed, command)
 	if sd := r.Models[0].Eval.Seeds; sd != nil {
 		b.printf("**Over training seeds %s** (uhno reproduce --seeds; eval.MergeSeeds of the seeds' evaluations, all on the same data and test trajectories): "+
 			"each value is the mean over the seeds of each seed's mean over the trajectories, ranked by it, and its interval a bootstrap over seeds "+
@@ -243,8 +251,9 @@ func builtC0(m eval.ResultsModel) (int, bool) {
 	return 0, false
 }
 
-// evalCommand reconstructs the uhno eval command line from results.json.
-func evalCommand(e evalInput) string {
+// evalCommand reconstructs the uhno eval command line from results.json,
+// with --out the file's directory when withOut is set.
+func evalCommand(e evalInput, withOut bool) string {
 	r := e.res
 	args := []string{"uhno", "eval"}
 	for _, m := range r.Models {
@@ -268,7 +277,9 @@ func evalCommand(e evalInput) string {
 	if bs := m0.Eval.Bootstrap; bs.Seed != 0 {
 		args = append(args, "--seed", fmt.Sprint(bs.Seed))
 	}
-	args = append(args, "--out", filepath.Dir(e.file))
+	if withOut {
+		args = append(args, "--out", filepath.Dir(e.file))
+	}
 	return shellJoin(args)
 }
 

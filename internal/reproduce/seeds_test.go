@@ -113,7 +113,9 @@ func TestRunSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"**Over training seeds 0, 1**", "- relL2 per seed (0, 1): ", "(spread "} {
+	for _, want := range []string{"**Over training seeds 0, 1**", "- relL2 per seed (0, 1): ", "(spread ",
+		// no one eval command gave the merge: the report says so
+		"Command: none: `uhno reproduce --seeds` merged the evaluations of seeds 0, 1 (eval.MergeSeeds); seed 0's evaluation"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, report)
 		}
@@ -169,6 +171,9 @@ func TestRunSeedsAblation(t *testing.T) {
 	}
 	if !strings.Contains(string(report), "lr 0.001, seeds 0, 1") {
 		t.Errorf("the ablation's schedule line does not name both seeds:\n%s", report)
+	}
+	if !strings.Contains(string(report), " for seed 0, merged over seeds 0, 1 by `uhno reproduce --seeds` (eval.MergeAblations)") {
+		t.Errorf("the ablation's command line does not say it is seed 0's of a merge:\n%s", report)
 	}
 	if !strings.Contains(string(report), "(uhno ablate --seeds; eval.MergeAblations)") || strings.Contains(string(report), "burgers/seed1/ablate/ablation.json") {
 		t.Errorf("the report does not read the ablation over seeds alone:\n%s", report)
