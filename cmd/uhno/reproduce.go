@@ -94,7 +94,7 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
 	f.IntVar(&opts.Steps, "steps", 0, "optimizer steps of every run, overriding the schedule's (warm-up scaled)")
 	f.StringVar(&opts.Params, "params", "0.62M", "scale U-HNO's width to this parameter count (the baselines matched to it); text: U-HNO at Tab. per-task-hp exactly")
 	f.IntVar(&opts.Parallel, "parallel", 1, "trainings at once on this machine, the threads split between them")
-	f.BoolVar(&opts.DryRun, "dry-run", false, "print the grid, parameter counts, data and a measured time estimate; train nothing")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "print the grid, parameter counts, data, what --out holds already and a measured time estimate of the steps left; train nothing")
 	f.IntVar(&opts.DryRunRepeats, "estimate-steps", 1, "--dry-run: timed training steps per run for the estimate (the median; more steps, a steadier estimate)")
 	f.StringVar(&opts.Dir, "out", "runs/reproduce", "output directory")
 	f.StringVar(&opts.Slurm, "slurm", "", "write a Slurm submission script to this file (a job array of --cell, then --finish) and exit")

@@ -16,18 +16,49 @@ import (
 	"uhno/internal/datagen"
 	"uhno/internal/experiment"
 	"uhno/internal/model"
+	"uhno/internal/train"
 )
 
 // dryRun prints the grid: every run with its parameter count beside Full
 // U-HNO's, the data it needs and whether it is there, and its time
 // estimated from a short measured training step of each distinct (task,
 // model) on this machine (experiment.Measure, at the run's grid, batch
-// and budget; an ablation mode is estimated by U-HNO's step); the total.
+// and budget; an ablation mode is estimated by U-HNO's step) over the
+// steps it has left: a run the output directory holds finished is not
+// timed, an unfinished one counts from its checkpoint; the total.
 // Nothing is trained, generated or written.
 func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about string) error {
 	fmt.Fprintf(o.Out, "reproduce --dry-run: %d runs, %d evaluations, %d benches in %s\nschedule %s\n",
 		len(g.Runs), len(g.Evals), len(g.Bench), o.Dir, about)
 	repeats := max(o.DryRunRepeats, 1)
+	// What the output directory holds already: a finished run costs
+	// nothing and is not timed, an unfinished one its remaining steps
+	// (the grid resumes it), and a directory of other settings is refused
+	// now, as the run itself would refuse it.
+	left := make([]int, len(runs))
+	var todo, finished, partial int
+	for i, p := range runs {
+		st, err := runState(p)
+		if err != nil {
+			return err
+		}
+		left[i] = p.cfg.Optim.Steps
+		switch st {
+		case experiment.RunDone:
+			left[i] = 0
+			finished++
+		case experiment.RunPartial:
+			s, _, err := train.ReadState(p.dir)
+			if err != nil {
+				return experiment.AsCommand("reproduce", err)
+			}
+			left[i] = max(0, p.cfg.Optim.Steps-s.Step)
+			partial++
+		}
+		if left[i] > 0 {
+			todo++
+		}
+	}
 	// With --parallel N each step is timed as the grid will run it: N
 	// identical measurements at once, each on its share of the threads
 	// (on 2 cores two 1-thread copies of one model did 1.1-1.6x the steps
@@ -35,7 +66,7 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 	// docs/PERFORMANCE.md), and the step time is the slowest of their
 	// medians. Copies of one model are what it can time; a grid that
 	// pairs different models may do less well than it says.
-	par, threads := o.split(len(runs))
+	par, threads := o.split(todo)
 	if par == 1 {
 		threads = o.Threads
 	}
@@ -70,24 +101,32 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 		return d, nil
 	}
 	tw := tabwriter.NewWriter(o.Out, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "cell\trun\tparameters\tvs Full U-HNO\tsteps\tstep\testimate\tdata")
+	fmt.Fprintln(tw, "cell\trun\tparameters\tvs Full U-HNO\tsteps\tsteps left\tstep\testimate\tdata")
 	var total time.Duration
 	for i, p := range runs {
 		n, full, err := counts(p)
 		if err != nil {
 			return err
 		}
-		d, err := measure(p)
-		if err != nil {
-			return fmt.Errorf("reproduce: --dry-run: timing %s: %w", p.Dir, err)
+		step, est := "-", "finished"
+		if left[i] > 0 {
+			d, err := measure(p)
+			if err != nil {
+				return fmt.Errorf("reproduce: --dry-run: timing %s: %w", p.Dir, err)
+			}
+			e := d * time.Duration(left[i])
+			total += e
+			step, est = d.Round(time.Millisecond).String(), experiment.Duration(e)
 		}
-		est := d * time.Duration(p.cfg.Optim.Steps)
-		total += est
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%+.1f%%\t%d\t%s\t%s\t%s\n", i, p.Dir, n, 100*(float64(n)/float64(full)-1),
-			p.cfg.Optim.Steps, d.Round(time.Millisecond), experiment.Duration(est), experiment.DataStatus(p.cfg, o.DataDir))
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%+.1f%%\t%d\t%d\t%s\t%s\t%s\n", i, p.Dir, n, 100*(float64(n)/float64(full)-1),
+			p.cfg.Optim.Steps, left[i], step, est, experiment.DataStatus(p.cfg, o.DataDir))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if finished+partial > 0 {
+		fmt.Fprintf(o.Out, "in %s already: %d of %d runs finished, %d unfinished (resumed from their checkpoints); the estimates are of the steps left\n",
+			o.Dir, finished, len(runs), partial)
 	}
 	if par == 1 {
 		th := "all cores"

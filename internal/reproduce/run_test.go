@@ -444,6 +444,30 @@ func TestDryRun(t *testing.T) {
 			t.Errorf("dry run --parallel 2 lacks %q:\n%s", want, stdout)
 		}
 	}
+
+	// A cell trained already is said to be finished and left out of the
+	// estimate, which is of the steps left.
+	o.DryRun, o.Parallel, o.Cell = false, 1, 0
+	if stdout, err := run(t, o); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	o.DryRun, o.Cell = true, -1
+	stdout, err = run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cell0 string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "0 ") {
+			cell0 = l
+		}
+	}
+	if f := strings.Fields(cell0); len(f) < 8 || f[5] != "0" || f[6] != "-" || f[7] != "finished" {
+		t.Errorf("cell 0, trained, reads %q; want 0 steps left, no step time, finished", cell0)
+	}
+	if want := "already: 1 of 11 runs finished, 0 unfinished"; !strings.Contains(stdout, want) {
+		t.Errorf("dry run after cell 0 lacks %q:\n%s", want, stdout)
+	}
 }
 
 // TestSplit: --parallel and --threads give the trainings at once and the
