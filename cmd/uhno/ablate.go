@@ -20,6 +20,10 @@ type ablateOptions = experiment.AblateOptions
 
 func newAblateCmd(out, errOut io.Writer, runF func(context.Context, *ablateOptions) error) *cobra.Command {
 	opts := &ablateOptions{Env: env(out, errOut)}
+	var (
+		dryRun        bool
+		estimateSteps int
+	)
 	cmd := &cobra.Command{
 		Use:   "ablate [--task NAME] [--modes A-I] [--sweep key=v1,v2,...] [--steps N] [--params 0.62M] [--out DIR]",
 		Short: "Train and evaluate the paper's ablation modes (or a sweep of one setting) under one schedule",
@@ -50,8 +54,12 @@ burgers-ablation-bars) or figures/sweep.png. Rerunning the same command
 skips finished runs and evaluations and resumes an interrupted run from
 its last checkpoint; Ctrl-C stops after saving a checkpoint. A run
 directory that holds a run with other settings is an error, not
-overwritten.`,
+overwritten. --dry-run prints every run (per seed) with its parameter
+count, what the output directory holds already and the time of the steps
+left, from Full's training step measured on this machine; it trains,
+generates and writes nothing.`,
 		Example: `  uhno ablate --modes A-I
+  uhno ablate --modes A-I --params text --dry-run
   uhno ablate --modes A-I --steps 5000 --params 0.62M
   uhno ablate --modes A,F --task ks --steps 2000
   uhno ablate --sweep spar.rho0=0.1,0.3,0.5,0.7 --steps 2000 --params 0.62M`,
@@ -69,10 +77,15 @@ overwritten.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
+			if dryRun {
+				return experiment.AblateDryRun(cmd.Context(), ablateConfigure(opts), estimateSteps)
+			}
 			return ablateRun(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&dryRun, "dry-run", false, "print every run with its parameter count, what --out holds already and a measured time estimate of the steps left; train nothing")
+	f.IntVar(&estimateSteps, "estimate-steps", 1, "--dry-run: timed training steps of Full for the estimate (the median; 0: no timing)")
 	f.StringVar(&opts.Task, "task", "burgers", "task: "+strings.Join(config.TaskNames(), ", ")+" (with --data DIR of a described task: its base task)")
 	f.StringVar(&opts.Modes, "modes", "", "modes to run beside Full: letters, ranges and lists (A-I, A,C,F-H, all); default all, or Full alone with --sweep")
 	f.StringVar(&opts.Sweep, "sweep", "", "sweep one configuration key over values instead of the modes: key=v1,v2,...")
@@ -102,6 +115,13 @@ overwritten.`,
 // flags: they are checked as train's, and --steps without --warmup
 // scales the warm-up once.
 func ablateRun(ctx context.Context, opts *ablateOptions) error {
+	return experiment.Ablate(ctx, ablateConfigure(opts))
+}
+
+// ablateConfigure completes the options with the checks and the
+// configuration of uhno train (ablateRun), for the ablation and its dry
+// run alike.
+func ablateConfigure(opts *ablateOptions) *ablateOptions {
 	base := trainOptions{TrainOptions: experiment.TrainOptions{Env: opts.Env, Model: "uhno", Steps: opts.Steps, Params: opts.Params,
 		DataDir: opts.DataDir, Threads: opts.Threads, Quiet: opts.Quiet, Graph: true, LogEvery: opts.LogEvery, ValEvery: opts.ValEvery,
 		CkptEvery: opts.CkptEvery, Keep: 2, ValPairs: 256, DynamicsEvery: opts.DynamicsEvery, DynamicsTrajs: dynamics.DefaultTrajectories},
@@ -122,5 +142,5 @@ func ablateRun(ctx context.Context, opts *ablateOptions) error {
 		c.Load.Sets = append(slices.Clone(base.Load.Sets), sets...)
 		return loadTrain(&c)
 	}
-	return experiment.Ablate(ctx, &o)
+	return &o
 }

@@ -25,3 +25,25 @@ func TestAblateErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAblateDryRun: `uhno ablate --dry-run` as typed plans the text-size
+// ablation of NS-2D with every count, trains and writes nothing, and a
+// bad flag is refused as the ablation refuses it.
+func TestAblateDryRun(t *testing.T) {
+	out, data := t.TempDir()+"/abl", t.TempDir()+"/data"
+	code, stdout, errOut := execute(t, "ablate", "--task", "ns2d", "--modes", "A,F", "--params", "text", "--steps", "5000",
+		"--seeds", "0,1", "--out", out, "--data", data, "--dry-run", "--estimate-steps", "0")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"ablate --dry-run: 6 runs of 5000 steps (warm-up 250, batch 16) on ns2d",
+		"0     Full U-HNO  64,266,460  -", "1     F: NoSPAR   64,265,749  -0.0%", "not started  5000",
+		"(1000 trajectories, generated on first use)", "nothing was generated, read, trained or written"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, errOut := execute(t, "ablate", "--modes", "Z", "--dry-run", "--out", out); code == 0 || !strings.Contains(errOut, `"Z" is not a mode`) {
+		t.Errorf("--modes Z --dry-run: code %d, %q", code, errOut)
+	}
+}

@@ -34,8 +34,35 @@ func TestAblateSeeds(t *testing.T) {
 	dataDir, out := filepath.Join(dir, "data"), filepath.Join(dir, "abl")
 	o := tinyAblate(t, dataDir, out, 3)
 	o.Modes, o.Seeds, o.Out = "E", []int64{0, 1}, io.Discard
+	// The dry run first: four runs to train, timed, and nothing written.
+	dry := func(steps int) string {
+		var b strings.Builder
+		d := *o
+		d.Out = &b
+		if err := AblateDryRun(context.Background(), &d, steps); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	before := dry(1)
+	for _, want := range []string{"ablate --dry-run: 4 runs of 3 steps", "\n0     Full U-HNO", "\n1     E: MSE only", "not started  3",
+		"time: ", "a step (Full U-HNO's, measured on this machine", "nothing was generated, read, trained or written"} {
+		if !strings.Contains(before, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, before)
+		}
+	}
+	for _, p := range []string{out, dataDir} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the dry run created %s", p)
+		}
+	}
 	if err := Ablate(context.Background(), o); err != nil {
 		t.Fatal(err)
+	}
+	// After: every run finished, none timed.
+	if after := dry(1); !strings.Contains(after, "already there: 4 of 4 runs finished, 0 unfinished") || strings.Contains(after, "time: ") ||
+		strings.Count(after, "finished  0") != 4 {
+		t.Errorf("dry run after the ablation:\n%s", after)
 	}
 	if files, _ := filepath.Glob(filepath.Join(dataDir, "burgers_*.h5")); len(files) != 1 {
 		t.Errorf("data files %v, want one for both seeds", files)

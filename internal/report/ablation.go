@@ -78,10 +78,14 @@ func (b *builder) ablationSource(a ablationInput) {
 		command = code(ab.Command)
 	}
 	seeds := fmt.Sprintf("seed %d", s.Seed)
-	if len(ab.Entries) > 0 && ab.Entries[0].Eval.Seeds != nil { // a merge: the schedule and command recorded are the first seed's
+	if len(ab.Entries) > 0 && ab.Entries[0].Eval.Seeds != nil { // a merge: the schedule recorded is the first seed's
 		sd := ab.Entries[0].Eval.Seeds.Seeds
 		seeds = "seeds " + joinSeeds(sd)
-		command = fmt.Sprintf("%s for seed %d, merged over seeds %s by `uhno reproduce --seeds` (eval.MergeAblations)", command, sd[0], joinSeeds(sd))
+		if ab.Command != "" && !strings.Contains(ab.Command, "--seeds") {
+			// uhno ablate --seeds records its own command; uhno reproduce
+			// --seeds merges ablations each recorded at one seed.
+			command = fmt.Sprintf("%s for seed %d, merged over seeds %s by `uhno reproduce --seeds` (eval.MergeAblations)", command, sd[0], joinSeeds(sd))
+		}
 	}
 	sched := fmt.Sprintf("%d steps, %d warm-up, batch %d, lr %g, %s", s.Steps, s.Warmup, s.Batch, s.LR, seeds)
 	if s.Params != "" {
