@@ -401,6 +401,34 @@ func ablateEvaluate(ctx context.Context, opts *AblateOptions, p *ablatePlanned, 
 	return &res, nil
 }
 
+// ablateRoot checks --seeds (distinct, not negative, not beside --set
+// seed=...) and returns the ablation's directory: --out, else the default
+// of the task and the swept key. Seed 0's runs go there, seed s's under
+// seed<s>/.
+func ablateRoot(opts *AblateOptions) (string, error) {
+	for i, sd := range opts.Seeds {
+		if sd < 0 || slices.Contains(opts.Seeds[:i], sd) {
+			return "", fmt.Errorf("ablate: --seeds: %d: want distinct seeds >= 0, such as 0,1,2", sd)
+		}
+	}
+	if len(opts.Seeds) > 0 {
+		for _, set := range opts.Sets {
+			if k, _, _ := strings.Cut(set, "="); k == "seed" {
+				return "", fmt.Errorf("ablate: --set %s and --seeds both set the runs' seed; give --seeds alone", set)
+			}
+		}
+	}
+	sweepKey := ""
+	if opts.Sweep != "" {
+		k, _, err := parseSweep(opts.Sweep)
+		if err != nil {
+			return "", err
+		}
+		sweepKey = k
+	}
+	return cmp.Or(opts.Dir, defaultAblateDir(opts.Task, sweepKey)), nil
+}
+
 // defaultAblateDir is where an ablation goes without --out:
 // runs/ablate-<task>, or runs/sweep-<task>-<key> for a sweep.
 func defaultAblateDir(task, sweepKey string) string {
@@ -414,25 +442,10 @@ func defaultAblateDir(task, sweepKey string) string {
 // seed set on every run, after the other settings), then their
 // ablation.json files merged over the seeds into <dir>/seeds.
 func ablateSeeds(ctx context.Context, opts *AblateOptions) error {
-	for i, sd := range opts.Seeds {
-		if sd < 0 || slices.Contains(opts.Seeds[:i], sd) {
-			return fmt.Errorf("ablate: --seeds: %d: want distinct seeds >= 0, such as 0,1,2", sd)
-		}
+	dir, err := ablateRoot(opts)
+	if err != nil {
+		return err
 	}
-	for _, set := range opts.Sets {
-		if k, _, _ := strings.Cut(set, "="); k == "seed" {
-			return fmt.Errorf("ablate: --set %s and --seeds both set the runs' seed; give --seeds alone", set)
-		}
-	}
-	sweepKey := ""
-	if opts.Sweep != "" {
-		k, _, err := parseSweep(opts.Sweep)
-		if err != nil {
-			return err
-		}
-		sweepKey = k
-	}
-	dir := cmp.Or(opts.Dir, defaultAblateDir(opts.Task, sweepKey))
 	var abs []eval.Ablation
 	for _, sd := range opts.Seeds {
 		o := *opts

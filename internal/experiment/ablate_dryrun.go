@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -26,21 +25,10 @@ import (
 // configuration, as uhno train --dry-run takes them. Nothing is
 // generated, read, trained or written.
 func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) error {
-	seeds := opts.Seeds
-	for i, sd := range seeds {
-		if sd < 0 || slices.Contains(seeds[:i], sd) {
-			return fmt.Errorf("ablate: --seeds: %d: want distinct seeds >= 0, such as 0,1,2", sd)
-		}
+	root, err := ablateRoot(opts)
+	if err != nil {
+		return err
 	}
-	sweepKey := ""
-	if opts.Sweep != "" {
-		k, _, err := parseSweep(opts.Sweep)
-		if err != nil {
-			return err
-		}
-		sweepKey = k
-	}
-	root := cmp.Or(opts.Dir, defaultAblateDir(opts.Task, sweepKey))
 	type row struct {
 		seed    string
 		e       *ablateEntry
@@ -54,8 +42,8 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 		in, out   int
 	)
 	one := []int64{-1} // the configuration's own seed
-	if len(seeds) > 0 {
-		one = seeds
+	if len(opts.Seeds) > 0 {
+		one = opts.Seeds
 	}
 	for i, sd := range one {
 		o := *opts
