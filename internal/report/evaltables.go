@@ -449,7 +449,7 @@ func (b *builder) evalNotes(e evalInput, item string, paperTab *Table, keys []st
 					es = append(es, rankEntry{label: m.Label, key: keys[i], ours: iv, paper: p})
 				}
 			}
-			notes = append(notes, b.rankNotes(rankGroup{item: item, task: task, file: e.file, metric: c.head}, es, like)...)
+			notes = append(notes, b.rankNotes(rankGroup{item: item, task: task, file: e.file, metric: c.head, seeds: evalSeeds(r)}, es, like)...)
 			if c.metric == "crash" {
 				for _, e := range es {
 					if e.ours.Mean > e.paper.High {
@@ -508,6 +508,11 @@ func (b *builder) rankNotes(g rankGroup, es []rankEntry, like bool) []string {
 			}
 			g.reversed++
 			res := "our intervals do not overlap, so the reversal is resolved at 95%"
+			if g.seeds == "" {
+				res += " for these runs (intervals over the test trajectories of one training run per model, without training variance)"
+			} else {
+				res += " over training seeds " + g.seeds
+			}
 			if !disjoint(x.ours, y.ours) {
 				res = "but our intervals overlap, so ours does not resolve the order at 95%"
 			} else {
@@ -540,8 +545,29 @@ const notLike = "Differs from the paper (at another horizon than the paper's tab
 // the paper orders and how ours orders them.
 type rankGroup struct {
 	item, task, file, metric string
-	pairs, reversed          int
-	resolved                 []string // "A ahead of B (ratio)", ours' better first
+	// seeds are the training seeds the evaluation merges ("0, 1, 2"),
+	// empty for one training run per model: what "resolved" resolves.
+	seeds           string
+	pairs, reversed int
+	resolved        []string // "A ahead of B (ratio)", ours' better first
+}
+
+// scope says what the group's intervals are over: seeds and trajectories
+// (a merge over training seeds), or the test trajectories of one
+// training run per model, which hold no training variance.
+func (g rankGroup) scope() string {
+	if g.seeds != "" {
+		return "seeds " + g.seeds + " and trajectories"
+	}
+	return "trajectories, one run"
+}
+
+// evalSeeds are the training seeds an evaluation merges, "" for none.
+func evalSeeds(r eval.Results) string {
+	if len(r.Models) > 0 && r.Models[0].Eval.Seeds != nil {
+		return joinSeeds(r.Models[0].Eval.Seeds.Seeds)
+	}
+	return ""
 }
 
 // kendall is Kendall's tau-a between the paper's order and ours over the
@@ -596,7 +622,7 @@ func (b *builder) fnoWider(evals []evalInput) {
 		if !like {
 			b.printf("This evaluation is at x%d the training horizon (%d steps); the paper's Tab. fno-wider is at the training horizon.\n\n", e.res.HorizonMult, e.res.Steps)
 		}
-		g := rankGroup{item: "Tab. fno-wider", task: t, file: e.file}
+		g := rankGroup{item: "Tab. fno-wider", task: t, file: e.file, seeds: evalSeeds(e.res)}
 		g2 := g
 		g.metric, g2.metric = "relL2", "relH1"
 		notes := append(b.rankNotes(g, l2, like), b.rankNotes(g2, h1, like)...)

@@ -54,12 +54,14 @@ func TestReportWrite(t *testing.T) {
 				// Tab. stability at x1 is not the paper's horizon: reported, not counted
 				"Differs from the paper (at another horizon than the paper's table, so not counted as a contradiction): in MSE the paper ranks U-HNO",
 				"| table | task | metric | pairs | reversed | resolved | Kendall's tau | resolved reversals: ours ahead (by) |",
-				"| Tab. main-acc | burgers | relL2 | 1 | 1 | 1 | -1.00 | FNO ahead of U-HNO (50.0x) |",
+				"| Tab. main-acc | burgers | relL2 | 1 | 1 | 1 | -1.00 | FNO ahead of U-HNO (50.0x) | trajectories, one run |",
+				// one run per model: what "resolved" resolves is said
+				"resolved at 95% for these runs (intervals over the test trajectories of one training run per model, without training variance)",
 			},
 			absent: []string{"| Tab. stability | burgers |"},
 			// relL2, relH1 and the fno-wider pair twice, E_low, E_mid, SF.
 			contradictions: 7,
-			summary: []string{"Tab. main-acc, burgers, relL2: 1 of 1 ranked pairs reversed, 1 resolved at 95% (FNO ahead of U-HNO (50.0x))",
+			summary: []string{"Tab. main-acc, burgers, relL2: 1 of 1 ranked pairs reversed, 1 resolved at 95% (FNO ahead of U-HNO (50.0x)); intervals over trajectories, one run",
 				"Tab. fno-wider, burgers, relH1: 1 of 1 ranked pairs reversed, 1 resolved at 95% (FNO ahead of U-HNO (35.0x))"},
 		},
 		{
