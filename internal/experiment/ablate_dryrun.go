@@ -30,7 +30,6 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 		return err
 	}
 	type row struct {
-		seed    string
 		e       *ablateEntry
 		n, left int
 		state   State
@@ -48,9 +47,7 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 	for i, sd := range one {
 		o := *opts
 		o.Seeds, o.Dir = nil, root
-		seed := "-"
 		if sd >= 0 {
-			seed = fmt.Sprint(sd)
 			if sd != 0 {
 				o.Dir = filepath.Join(root, fmt.Sprintf("seed%d", sd))
 			}
@@ -60,7 +57,7 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 			}
 		}
 		if i > 0 {
-			o.Prepare = nil // the shared settings are checked and scaled once
+			o.Prepare = nil // the shared settings are checked and scaled once (idempotent, but it prints)
 		}
 		p, err := ablatePlan(&o)
 		if err != nil {
@@ -88,7 +85,7 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 			if err != nil {
 				return AsCommand("ablate", err)
 			}
-			r := row{seed: seed, e: e, n: model.CountUHNO(spec), state: st, left: e.cfg.Optim.Steps}
+			r := row{e: e, n: model.CountUHNO(spec), state: st, left: e.cfg.Optim.Steps}
 			switch st {
 			case RunDone:
 				r.left = 0
@@ -161,7 +158,7 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 		case RunPartial:
 			partial++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.seed, r.e.label, groupDigits(r.n), vs, r.state, r.left, est)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.e.cfg.Seed, r.e.label, groupDigits(r.n), vs, r.state, r.left, est)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
