@@ -2,14 +2,15 @@
 // resumed, or one rank of a data-parallel run), the evaluation of runs
 // side by side (results.json, results.md, figures), an ablation or a
 // sweep (training and evaluating every entry under one schedule), a
-// prediction from one's own initial conditions, a dry run's plan and the
-// cost benchmark's presets.
+// prediction from one's own initial conditions, the dry runs' plans (of
+// one run, and of an ablation with what its directory holds already) and
+// the cost benchmark's presets.
 //
 // It is the layer that composes internal/train, internal/eval,
 // internal/dynamics, internal/bench, internal/data and internal/predict,
 // and it sits below cmd/uhno only: cmd/uhno parses flags, reads the
 // configuration (viper is cmd's alone) and calls Train, Eval, Ablate,
-// Predict, DryRun or Bench with a plain options struct. Arrows point
+// Predict, DryRun, AblateDryRun or Bench with a plain options struct. Arrows point
 // down: nothing below imports this package. The logic lives here, not in
 // package main, so that it is tested directly (the tests build options
 // structs, no binary and no flag parsing) and so that a new command that
