@@ -4,8 +4,8 @@
 # text's size, two lanes, then the grid's evaluation and ablation table.
 # Rerun to resume; Full's and FNO's finished cells are reused, not retrained.
 cd /work/evidence/text
-B=/work/evidence/uhno-39c
-echo "start $(date -u +%FT%TZ) binary $(cat /work/evidence/uhno-39c.commit)" >> cells.log
+B=/work/evidence/uhno-39d
+echo "start $(date -u +%FT%TZ) binary $(cat /work/evidence/uhno-39d.commit)" >> cells.log
 $B reproduce --tables main-acc,ablation-extra --tasks ns2d --models uhno,fno,convfno --modes F \
   --schedule cpu5k --params text --parallel 2 --out /work/evidence/text/runs --quiet >> cells.log 2>&1
 rc=$?
