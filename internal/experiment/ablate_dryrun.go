@@ -29,79 +29,9 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 	if err != nil {
 		return err
 	}
-	type row struct {
-		e       *ablateEntry
-		n, left int
-		state   State
-	}
-	var (
-		rows      []row
-		fullCfg   *config.Config // the configuration timed: Full's (a sweep's first run's)
-		fullLabel string
-		in, out   int
-	)
-	one := []int64{-1} // the configuration's own seed
-	if len(opts.Seeds) > 0 {
-		one = opts.Seeds
-	}
-	for i, sd := range one {
-		o := *opts
-		o.Seeds, o.Dir = nil, root
-		if sd >= 0 {
-			if sd != 0 {
-				o.Dir = filepath.Join(root, fmt.Sprintf("seed%d", sd))
-			}
-			set := fmt.Sprintf("seed=%d", sd)
-			o.Configure = func(mode string, sets []string) (config.Config, error) {
-				return opts.Configure(mode, append(slices.Clone(sets), set))
-			}
-		}
-		if i > 0 {
-			o.Prepare = nil // the shared settings are checked and scaled once (idempotent, but it prints)
-		}
-		p, err := ablatePlan(&o)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			in, out = Channels(p.entries[0].cfg)
-			if in == 0 || out == 0 {
-				return fmt.Errorf("ablate: --dry-run: the configuration of task %s names no data.inputs or data.outputs, so the model's channels are known only from its data file", p.entries[0].cfg.Task)
-			}
-		}
-		for _, e := range p.entries {
-			spec, err := uhnoSpec(e.cfg, in, out, opts.Params)
-			if err != nil {
-				return err
-			}
-			if spec, err = model.ResolveFlat(spec); err != nil {
-				return err
-			}
-			rec, err := PlanRecord(e.cfg, "uhno", in, out, opts.Params, 0)
-			if err != nil {
-				return err
-			}
-			st, err := RunState(e.dir, e.cfg, rec)
-			if err != nil {
-				return AsCommand("ablate", err)
-			}
-			r := row{e: e, n: model.CountUHNO(spec), state: st, left: e.cfg.Optim.Steps}
-			switch st {
-			case RunDone:
-				r.left = 0
-			case RunPartial:
-				s, _, err := train.ReadState(e.dir)
-				if err != nil {
-					return AsCommand("ablate", err)
-				}
-				r.left = max(0, e.cfg.Optim.Steps-s.Step)
-			}
-			if e.mode == model.ModeFull && fullCfg == nil {
-				c := e.cfg
-				fullCfg, fullLabel = &c, e.label
-			}
-			rows = append(rows, r)
-		}
+	rows, timeCfg, timeLabel, err := ablateDryRows(opts, root)
+	if err != nil {
+		return err
 	}
 	// Full's count, the reference of the other modes (a sweep's entries
 	// are all of one mode: no reference).
@@ -114,11 +44,7 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 	}
 	var step time.Duration
 	cfg0 := rows[0].e.cfg
-	timeCfg, timeLabel := cfg0, rows[0].e.label
-	if fullCfg != nil {
-		timeCfg, timeLabel = *fullCfg, fullLabel
-	}
-	anyLeft := slices.ContainsFunc(rows, func(r row) bool { return r.left > 0 })
+	anyLeft := slices.ContainsFunc(rows, func(r ablateDryRow) bool { return r.left > 0 })
 	timed := ""
 	if estimateSteps > 0 && anyLeft {
 		b := BenchOptions{Env: opts.Env, Task: timeCfg.Task, Model: "uhno", Params: opts.Params, Repeats: estimateSteps, Warmup: 1,
@@ -172,4 +98,92 @@ func AblateDryRun(ctx context.Context, opts *AblateOptions, estimateSteps int) e
 	fmt.Fprintf(opts.Out, "data: %s\n", DataStatus(cfg0, opts.DataDir))
 	fmt.Fprintln(opts.Out, "nothing was generated, read, trained or written (--dry-run)")
 	return nil
+}
+
+// ablateDryRow is one run of an ablation's dry run: its entry, parameter
+// count, state on disk and steps left.
+type ablateDryRow struct {
+	e       *ablateEntry
+	n, left int
+	state   State
+}
+
+// ablateDryRows plans every run of the ablation at each seed (as
+// ablateSeeds would run them) with its count and what its directory
+// holds, and returns the configuration whose step is timed: Full's (a
+// sweep's first run's) and its label.
+func ablateDryRows(opts *AblateOptions, root string) (rows []ablateDryRow, timeCfg config.Config, timeLabel string, err error) {
+	var (
+		fullCfg   *config.Config // Full's, the first found
+		fullLabel string
+		in, out   int
+	)
+	one := []int64{-1} // the configuration's own seed
+	if len(opts.Seeds) > 0 {
+		one = opts.Seeds
+	}
+	for i, sd := range one {
+		o := *opts
+		o.Seeds, o.Dir = nil, root
+		if sd >= 0 {
+			if sd != 0 {
+				o.Dir = filepath.Join(root, fmt.Sprintf("seed%d", sd))
+			}
+			set := fmt.Sprintf("seed=%d", sd)
+			o.Configure = func(mode string, sets []string) (config.Config, error) {
+				return opts.Configure(mode, append(slices.Clone(sets), set))
+			}
+		}
+		if i > 0 {
+			o.Prepare = nil // the shared settings are checked and scaled once (idempotent, but it prints)
+		}
+		p, err := ablatePlan(&o)
+		if err != nil {
+			return nil, config.Config{}, "", err
+		}
+		if i == 0 {
+			in, out = Channels(p.entries[0].cfg)
+			if in == 0 || out == 0 {
+				return nil, config.Config{}, "", fmt.Errorf("ablate: --dry-run: the configuration of task %s names no data.inputs or data.outputs, so the model's channels are known only from its data file", p.entries[0].cfg.Task)
+			}
+		}
+		for _, e := range p.entries {
+			spec, err := uhnoSpec(e.cfg, in, out, opts.Params)
+			if err != nil {
+				return nil, config.Config{}, "", err
+			}
+			if spec, err = model.ResolveFlat(spec); err != nil {
+				return nil, config.Config{}, "", err
+			}
+			rec, err := PlanRecord(e.cfg, "uhno", in, out, opts.Params, 0)
+			if err != nil {
+				return nil, config.Config{}, "", err
+			}
+			st, err := RunState(e.dir, e.cfg, rec)
+			if err != nil {
+				return nil, config.Config{}, "", AsCommand("ablate", err)
+			}
+			r := ablateDryRow{e: e, n: model.CountUHNO(spec), state: st, left: e.cfg.Optim.Steps}
+			switch st {
+			case RunDone:
+				r.left = 0
+			case RunPartial:
+				s, _, err := train.ReadState(e.dir)
+				if err != nil {
+					return nil, config.Config{}, "", AsCommand("ablate", err)
+				}
+				r.left = max(0, e.cfg.Optim.Steps-s.Step)
+			}
+			if e.mode == model.ModeFull && fullCfg == nil {
+				c := e.cfg
+				fullCfg, fullLabel = &c, e.label
+			}
+			rows = append(rows, r)
+		}
+	}
+	timeCfg, timeLabel = rows[0].e.cfg, rows[0].e.label
+	if fullCfg != nil {
+		timeCfg, timeLabel = *fullCfg, fullLabel
+	}
+	return rows, timeCfg, timeLabel, nil
 }

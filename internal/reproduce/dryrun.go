@@ -31,34 +31,11 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 	fmt.Fprintf(o.Out, "reproduce --dry-run: %d runs, %d evaluations, %d benches in %s\nschedule %s\n",
 		len(g.Runs), len(g.Evals), len(g.Bench), o.Dir, about)
 	repeats := max(o.DryRunRepeats, 1)
-	// What the output directory holds already: a finished run costs
-	// nothing and is not timed, an unfinished one its remaining steps
-	// (the grid resumes it), and a directory of other settings is refused
-	// now, as the run itself would refuse it.
-	left := make([]int, len(runs))
-	var todo, finished, partial int
-	for i, p := range runs {
-		st, err := runState(p)
-		if err != nil {
-			return err
-		}
-		left[i] = p.cfg.Optim.Steps
-		switch st {
-		case experiment.RunDone:
-			left[i] = 0
-			finished++
-		case experiment.RunPartial:
-			s, _, err := train.ReadState(p.dir)
-			if err != nil {
-				return experiment.AsCommand("reproduce", err)
-			}
-			left[i] = max(0, p.cfg.Optim.Steps-s.Step)
-			partial++
-		}
-		if left[i] > 0 {
-			todo++
-		}
+	left, finished, partial, err := stepsLeft(runs)
+	if err != nil {
+		return err
 	}
+	todo := len(runs) - finished
 	// With --parallel N each step is timed as the grid will run it: N
 	// identical measurements at once, each on its share of the threads
 	// (on 2 cores two 1-thread copies of one model did 1.1-1.6x the steps
@@ -150,6 +127,35 @@ func (o *RunOptions) dryRun(ctx context.Context, g *Grid, runs []*planned, about
 	}
 	fmt.Fprintln(o.Out, "nothing was trained, generated or written (--dry-run)")
 	return nil
+}
+
+// stepsLeft is what the output directory holds already: each run's steps
+// left (a finished run costs nothing and is not timed, an unfinished one
+// its remaining steps: the grid resumes it) and how many runs are
+// finished and unfinished. A directory of other settings is refused now,
+// as the run itself would refuse it.
+func stepsLeft(runs []*planned) (left []int, finished, partial int, err error) {
+	left = make([]int, len(runs))
+	for i, p := range runs {
+		st, err := runState(p)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		left[i] = p.cfg.Optim.Steps
+		switch st {
+		case experiment.RunDone:
+			left[i] = 0
+			finished++
+		case experiment.RunPartial:
+			s, _, err := train.ReadState(p.dir)
+			if err != nil {
+				return nil, 0, 0, experiment.AsCommand("reproduce", err)
+			}
+			left[i] = max(0, p.cfg.Optim.Steps-s.Step)
+			partial++
+		}
+	}
+	return left, finished, partial, nil
 }
 
 // counts are a run's parameter count and that of Full U-HNO of its task
