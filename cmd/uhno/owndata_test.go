@@ -67,7 +67,7 @@ func TestOwnDataFreshHome(t *testing.T) {
 			train := append([]string{"train", "--data", "./data", "--steps", "4", "--warmup", "1",
 				"--batch", "4", "--val-pairs", "4", "--out", "./run", "--quiet"}, flags...)
 			mustRun(t, append(train, tiny...)...)
-			mustRun(t, append([]string{"eval", "--checkpoint", "./run", "--out", "./ev", "--quiet", "--resamples", "50"}, tc.rollout...)...)
+			mustRun(t, append(figs("eval", "--checkpoint", "./run", "--out", "./ev", "--quiet", "--resamples", "50"), tc.rollout...)...)
 			if _, err := os.Stat(filepath.Join("ev", "results.json")); err != nil {
 				t.Fatal(err)
 			}
@@ -92,9 +92,9 @@ func TestOwnDataFreshHome(t *testing.T) {
 			// A checkpoint of an older uhno records no statistics: eval
 			// finds them (here: computes them in memory) and gives the
 			// same results, still writing nothing under HOME.
-			mustRun(t, append([]string{"eval", "--checkpoint", "./run", "--out", "./ev-new", "--quiet", "--resamples", "50"}, tc.rollout...)...)
+			mustRun(t, append(figs("eval", "--checkpoint", "./run", "--out", "./ev-new", "--quiet", "--resamples", "50"), tc.rollout...)...)
 			stripRecordedStats(t, "run")
-			mustRun(t, append([]string{"eval", "--checkpoint", "./run", "--out", "./ev-old", "--quiet", "--resamples", "50"}, tc.rollout...)...)
+			mustRun(t, append(figs("eval", "--checkpoint", "./run", "--out", "./ev-old", "--quiet", "--resamples", "50"), tc.rollout...)...)
 			if a, b := evalModels(t, "ev-new"), evalModels(t, "ev-old"); a != b {
 				t.Errorf("eval of the run without recorded statistics differs:\n%s\n%s", a, b)
 			}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"uhno/internal/testutil"
 )
 
 // execute runs the uhno command line and returns its exit code and output.
@@ -13,6 +15,19 @@ func execute(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// figs returns a command's arguments as a test gives them: unchanged in
+// the plain pass, with --no-figures added under the race detector, which
+// slows the serial PNG rendering about 300-fold (one toy evaluation: 45 s
+// with its figures, 0.16 s without) and has nothing to watch there:
+// internal/eval/figure starts no goroutine (D-ci-time). The plain pass
+// renders every figure.
+func figs(args ...string) []string {
+	if testutil.Race {
+		return append(args, "--no-figures")
+	}
+	return args
 }
 
 func TestRun(t *testing.T) {
