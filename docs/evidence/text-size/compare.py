@@ -4,12 +4,25 @@ relL2 and relH1 with the evaluation's own intervals, and for every pair the
 ratio of their means with a paired 95% percentile bootstrap over the test
 trajectories (B = 10,000, Python's random.Random(0); each resample draws one set of
 trajectory indices for both models, since both are scored on the same
-trajectories). Usage: compare.py results.json [metric ...]"""
+trajectories). Usage: compare.py results.json [results.json ...] [metric ...]
+
+Several results.json files (evaluations of one model each, made apart, as
+block 4's one run per session) are read as one evaluation when they agree
+on task, data file name, test trajectories, rollout and horizon; the data
+file's identity beyond its name is the caller's to check (block 4's log
+records its sha256)."""
 import json, random, sys
 
-r = json.load(open(sys.argv[1]))
-metrics = sys.argv[2:] or ["relL2", "relH1"]
-ms = r["models"]
+files = [a for a in sys.argv[1:] if a.endswith(".json")]
+metrics = [a for a in sys.argv[1:] if not a.endswith(".json")] or ["relL2", "relH1"]
+r = json.load(open(files[0]))
+ms = list(r["models"])
+for f in files[1:]:
+    o = json.load(open(f))
+    for k in ("task", "data", "test_trajectories", "rollout_steps", "horizon_mult"):
+        if o.get(k) != r.get(k):
+            sys.exit(f"compare.py: {f}: {k} is {o.get(k)!r}, {files[0]} has {r.get(k)!r}")
+    ms += o["models"]
 print(f"task {r['task']}, {r['test_trajectories']} test trajectories, rollout {r['rollout_steps']}, uhno {r['uhno_version']}")
 for m in ms:
     e = m["evaluation"]["metrics"]
