@@ -99,6 +99,7 @@ generates and writes nothing.`,
 	f.StringVar(&opts.DataDir, "data", "", "data directory (default: $UHNO_DATA or the user cache)")
 	f.IntVar(&opts.Threads, "threads", 0, "CPU threads per operation (default: all cores)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")
+	f.BoolVar(&opts.NoFigures, "no-figures", false, "write no PNG figures (the evaluations' and the ablation's; tables and JSON are the same)")
 	f.IntVar(&opts.Rollout, "rollout", 0, "rollout steps of the evaluation (default: the task's data.rollout)")
 	f.IntVar(&opts.Limit, "trajectories", 0, "evaluate only the first N test trajectories (default: all)")
 	f.IntVar(&opts.Resamples, "resamples", eval.DefaultResamples, "bootstrap resamples")

@@ -11,7 +11,6 @@ import (
 
 	"uhno/internal/data/h5/h5test"
 	"uhno/internal/data/npy"
-	"uhno/internal/testutil"
 )
 
 // TestDatagen runs `uhno datagen` end to end on a small KS set and checks
@@ -136,17 +135,11 @@ func TestTrainOnDescribedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The ablation on the described task: --task's default (burgers) gives
-	// way to the description's base. Under the race detector this step and
-	// reproduce's below are left out: they evaluate with figures (figs), the
-	// ablation runs under -race in internal/experiment, and reproduce
-	// without --parallel only trains and evaluates in sequence, which the
-	// steps above run (D-ci-time).
-	if !testutil.Race {
-		abl := filepath.Join(dir, "ablate")
-		code, out, errOut = execute(t, "ablate", "--data", task, "--modes", "F", "--steps", "2", "--params", "0.06M", "--out", abl, "--quiet")
-		if code != 0 || !strings.Contains(out, "F: NoSPAR") {
-			t.Fatalf("ablate: code %d, out %q, err %q", code, out, errOut)
-		}
+	// way to the description's base.
+	abl := filepath.Join(dir, "ablate")
+	code, out, errOut = execute(t, figs("ablate", "--data", task, "--modes", "F", "--steps", "2", "--params", "0.06M", "--out", abl, "--quiet")...)
+	if code != 0 || !strings.Contains(out, "F: NoSPAR") {
+		t.Fatalf("ablate: code %d, out %q, err %q", code, out, errOut)
 	}
 	// Coordinate channels on a rolled-out task (a wall needs the model to
 	// know where it is): trained, rolled out and predicted with the same
@@ -164,15 +157,13 @@ func TestTrainOnDescribedData(t *testing.T) {
 	// The side-by-side table on the user's data: the grid is the base's
 	// column, its report has ours alone.
 	rep := filepath.Join(dir, "reproduce")
-	if !testutil.Race {
-		code, _, errOut = execute(t, "reproduce", "--tables", "main-acc", "--models", "uhno,fno", "--data", task, "--steps", "2", "--params", "0.06M", "--out", rep, "--quiet")
-		if code != 0 {
-			t.Fatalf("reproduce --data: %s", errOut)
-		}
-		report, err := os.ReadFile(filepath.Join(rep, "report", "report.md"))
-		if err != nil || !strings.Contains(string(report), "A user's data file (uhno datagen --from") {
-			t.Fatalf("report %v:\n%s", err, report)
-		}
+	code, _, errOut = execute(t, figs("reproduce", "--tables", "main-acc", "--models", "uhno,fno", "--data", task, "--steps", "2", "--params", "0.06M", "--out", rep, "--quiet")...)
+	if code != 0 {
+		t.Fatalf("reproduce --data: %s", errOut)
+	}
+	report, err := os.ReadFile(filepath.Join(rep, "report", "report.md"))
+	if err != nil || !strings.Contains(string(report), "A user's data file (uhno datagen --from") {
+		t.Fatalf("report %v:\n%s", err, report)
 	}
 	// bench at the described shape: the batch (the 14 training pairs
 	// there are), history x channels, grid.

@@ -19,6 +19,8 @@ type reportOptions struct {
 	Runs     []string // --runs values and the arguments after them
 	Dir      string
 	Command  string // the command line, for the report's header
+	// NoFigures writes report.md alone (--no-figures).
+	NoFigures bool
 }
 
 func newReportCmd(out, errOut io.Writer, runF func(context.Context, *reportOptions) error) *cobra.Command {
@@ -76,6 +78,7 @@ figures/*.png, each written whole or not at all.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.Runs, "runs", nil, "run, evaluation or ablation directory, or bench JSON (repeatable; the arguments after the flags count too)")
 	f.StringVar(&opts.Dir, "out", "", "output directory (default: runs/report)")
+	f.BoolVar(&opts.NoFigures, "no-figures", false, "write report.md alone, no PNG figures")
 	return cmd
 }
 
@@ -85,7 +88,7 @@ func reportRun(_ context.Context, opts *reportOptions) error {
 	if dir == "" {
 		dir = filepath.Join(experiment.RunsDir, "report")
 	}
-	res, err := report.Write(report.Options{Inputs: opts.Runs, Dir: dir, Version: version, Command: opts.Command})
+	res, err := report.Write(report.Options{Inputs: opts.Runs, Dir: dir, Version: version, Command: opts.Command, NoFigures: opts.NoFigures})
 	if err != nil {
 		return err
 	}
@@ -99,6 +102,10 @@ func reportRun(_ context.Context, opts *reportOptions) error {
 	// report states every reversal.
 	for _, c := range res.Summary {
 		fmt.Fprintf(opts.Out, "contradicts the paper: %s\n", c)
+	}
+	if opts.NoFigures {
+		fmt.Fprintf(opts.Out, "report in %s (no figures: --no-figures)\n", res.Report)
+		return nil
 	}
 	fmt.Fprintf(opts.Out, "report in %s, %d figures in %s\n", res.Report, len(res.Figures), filepath.Join(dir, report.FiguresDir))
 	return nil

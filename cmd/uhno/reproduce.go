@@ -108,6 +108,7 @@ func newReproduceCmd(out, errOut io.Writer, runF func(context.Context, *reproduc
 	f.IntVar(&opts.Resamples, "resamples", eval.DefaultResamples, "bootstrap resamples")
 	f.Uint64Var(&opts.Seed, "seed", 0, "bootstrap seed")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress bars")
+	f.BoolVar(&opts.NoFigures, "no-figures", false, "write no PNG figures (evaluations, ablations, report); figures are drawn when an evaluation is made, so a later run without the flag does not draw those of evaluations already made")
 	return cmd
 }
 

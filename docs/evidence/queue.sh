@@ -1,26 +1,26 @@
 #!/bin/bash
-# Issue 39's CPU evidence, one block after another (each block's PLAN.md
-# fixes its runs before they start). Every step resumes from its
-# checkpoints and skips what is finished, so a new session reruns this
-# script: nohup bash docs/evidence/queue.sh &
+# Issue 39's CPU evidence still to run, one session's run at a time.
+# Machines are not known to outlive a session (the one of 2026-11-28
+# 22:49 UTC was new: text-ac2d/PLAN.md, "A new machine"), so every step
+# here starts, finishes and is evaluated inside one session, and each
+# finished step's results are committed under docs/evidence/ before the
+# session ends. Run it at a session's start: it runs the first step whose
+# results are not committed yet, and nothing after it.
+#   cd /work/main && nohup bash docs/evidence/queue.sh >/dev/null 2>&1 &
 D=/work/main/docs/evidence
-cd /work/evidence
-while pgrep -f 'run_block2_ac2d_modes_seeds.sh|run_fno.sh|eval_fno.sh|run_w64.sh|run_block2_ns2d.sh|run_block3.sh|run_block4.sh|run_text_cells.sh' >/dev/null; do sleep 30; done
-echo "queue $(date -u +%FT%TZ)" >> queue.log
-# Block 1: NS-2D FNO at the text's size (text-size/PLAN.md), then its evaluation beside Full.
-if [ ! -f text/runs/ns2d/eval-text/results.json ]; then
-  bash $D/text-size/run_fno.sh || exit 1
-  [ -f text/runs/ns2d/eval-text/results.json ] || exit 1
-fi
-# Block 1's width-64 FNO control and its evaluation beside Full and FNO
-# (text-size/PLAN.md, "The width-64 FNO control on the CPU").
-bash $D/text-size/run_w64.sh || exit 1
-# Block 2's last task: NS-2D at 0.62M, seeds 0-2 (seeds/PLAN.md, "NS-2D").
-bash $D/seeds/run_block2_ns2d.sh || exit 1
-# Block 3: Burgers-shock at the text's size, seeds 0-2 (text-shock/PLAN.md).
-bash $D/text-shock/run_block3.sh || exit 1
-# Block 4: AC-2D at the text's size, Full and FNO (text-ac2d/PLAN.md).
-bash $D/text-ac2d/run_block4.sh || exit 1
-# Block 1's last cells, mode F and Conv-FNO at the text's size, on the CPU
-# (text-size/PLAN.md, "Mode F and Conv-FNO on the CPU, the queue's last step").
-bash $D/text-size/run_text_cells.sh
+mkdir -p /work/evidence
+echo "queue $(date -u +%FT%TZ)" >> /work/evidence/queue.log
+# Block 4 (text-ac2d/PLAN.md): AC-2D at the text's size, Full then FNO,
+# one a session (uhno-39d, built at 607f95a).
+for m in uhno fno; do
+  if [ ! -f $D/text-ac2d/$m/eval/results.json ]; then
+    if [ ! -x /work/evidence/uhno-39d ]; then
+      git -C /work/main worktree add -f /tmp/w39d 607f95a >/dev/null 2>&1 &&
+        (cd /tmp/w39d && go build -ldflags "-X main.version=607f95a" -o /work/evidence/uhno-39d ./cmd/uhno) &&
+        echo 607f95a > /work/evidence/uhno-39d.commit
+      git -C /work/main worktree remove --force /tmp/w39d
+    fi
+    exec bash $D/text-ac2d/run_block4.sh $m
+  fi
+done
+echo "queue: block 4 is done; block 1's mode F and Conv-FNO need their one-run-a-session plan (text-size/PLAN.md)" >> /work/evidence/queue.log

@@ -48,6 +48,10 @@ type AblateOptions struct {
 	DataDir   string
 	Threads   int
 	Quiet     bool
+	// NoFigures writes no PNG figures: neither the evaluations' nor the
+	// ablation's degradation or sweep figure (the tables and JSON are
+	// the same).
+	NoFigures bool
 	// Evaluation.
 	Rollout   int
 	Limit     int
@@ -139,7 +143,7 @@ func Ablate(ctx context.Context, opts *AblateOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeAblation(p.dir, res, opts.Out)
+	return writeAblation(p.dir, res, opts.Out, opts.NoFigures)
 }
 
 // ablatePlanned is an ablation resolved from its options: where it
@@ -379,7 +383,7 @@ func ablateEvaluate(ctx context.Context, opts *AblateOptions, p *ablatePlanned, 
 			fmt.Fprintf(opts.Out, "ablate: evaluating %s [%d/%d]\n", e.label, i+1, len(entries))
 			eo := EvalOptions{Env: Env{Out: io.Discard, Err: opts.Err, Version: opts.Version, NewBackend: opts.NewBackend}, Checkpoints: []string{e.dir}, Rollout: opts.Rollout, HorizonMult: 1,
 				Dir: evalDir, DataDir: opts.DataDir, Threads: opts.Threads, Limit: opts.Limit, Resamples: opts.Resamples,
-				Seed: opts.Seed, Quiet: opts.Quiet}
+				Seed: opts.Seed, Quiet: opts.Quiet, NoFigures: opts.NoFigures}
 			if err := Eval(ctx, &eo); err != nil {
 				return nil, err
 			}
@@ -481,5 +485,5 @@ func ablateSeeds(ctx context.Context, opts *AblateOptions) error {
 	if err := os.MkdirAll(filepath.Join(dir, "seeds"), 0o755); err != nil {
 		return fmt.Errorf("ablate: %w", err)
 	}
-	return writeAblation(filepath.Join(dir, "seeds"), &merged, opts.Out)
+	return writeAblation(filepath.Join(dir, "seeds"), &merged, opts.Out, opts.NoFigures)
 }

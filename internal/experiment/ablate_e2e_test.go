@@ -14,6 +14,7 @@ import (
 
 	"uhno/internal/config"
 	"uhno/internal/eval"
+	"uhno/internal/testutil"
 	"uhno/internal/train"
 )
 
@@ -88,7 +89,30 @@ func TestAblateEndToEnd(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "| A: NoLocal |") || !strings.Contains(string(md), "Command: `uhno ablate --task burgers --modes A,E --steps 4") {
 		t.Errorf("ablation.md: %v\n%s", err, md)
 	}
-	checkPNG(t, filepath.Join(out, "figures", "degradation.png"))
+	if testutil.Race {
+		// tinyAblate draws no figures under -race: none may be there.
+		noPNG(t, out)
+	} else {
+		checkPNG(t, filepath.Join(out, "figures", "degradation.png"))
+		// The same results with NoFigures: the tables, no figure.
+		bare := filepath.Join(dir, "bare")
+		if err := os.MkdirAll(bare, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := writeAblation(bare, &res, &b, true); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{eval.AblationFile, "ablation.md"} {
+			if _, err := os.Stat(filepath.Join(bare, f)); err != nil {
+				t.Errorf("NoFigures: %v", err)
+			}
+		}
+		noPNG(t, bare)
+		if strings.Contains(b.String(), "figure") {
+			t.Errorf("NoFigures: the output names a figure:\n%s", b.String())
+		}
+	}
 
 	// Rerunning finishes at once: nothing trained, nothing evaluated.
 	before, _ := os.ReadFile(filepath.Join(out, "eval", "A", "results.json"))
@@ -127,7 +151,11 @@ func TestAblateEndToEnd(t *testing.T) {
 		res.Entries[0].Value != "0.2" || res.Entries[1].Run != filepath.Join(sweep, "spar.rho0=0.4") {
 		t.Fatalf("sweep ablation.json: %v %+v", err, res)
 	}
-	checkPNG(t, filepath.Join(sweep, "figures", "sweep.png"))
+	if testutil.Race {
+		noPNG(t, sweep)
+	} else {
+		checkPNG(t, filepath.Join(sweep, "figures", "sweep.png"))
+	}
 	st, _, err := train.ReadState(filepath.Join(sweep, "spar.rho0=0.4"))
 	if err != nil {
 		t.Fatal(err)
@@ -145,10 +173,24 @@ func tinyAblate(t testing.TB, dataDir, dir string, steps int, sets ...string) *A
 	shared := append(append(slices.Clone(tinySets), "optim.steps="+strconv.Itoa(steps), "optim.warmup=0"), sets...)
 	return &AblateOptions{Env: testEnv(nil, nil), Task: "burgers", DataDir: dataDir, Quiet: true, Dir: dir,
 		Steps: steps, Batch: 4, Sets: sets, Resamples: 100, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
-		DynamicsEvery: DefaultDynamicsEvery,
+		DynamicsEvery: DefaultDynamicsEvery, NoFigures: testutil.Race, // rendering is serial: no race to find, minutes under -race
 		Configure: func(mode string, extra []string) (config.Config, error) {
 			return taskConfig(t, "burgers", append(append(slices.Clone(shared), "model.ablation="+mode), extra...)...), nil
 		}}
+}
+
+// noPNG asserts that no .png file is under dir.
+func noPNG(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".png") {
+			t.Errorf("a figure was drawn: %s", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkPNG asserts that path decodes as a PNG.

@@ -88,9 +88,9 @@ func ablateCommand(opts *AblateOptions) string {
 	return strings.Join(parts, " ")
 }
 
-// writeAblation writes ablation.json, ablation.md and the figure, and
-// prints the table.
-func writeAblation(dir string, res *eval.Ablation, out io.Writer) error {
+// writeAblation writes ablation.json, ablation.md and, unless noFigures,
+// the figure, and prints the table.
+func writeAblation(dir string, res *eval.Ablation, out io.Writer, noFigures bool) error {
 	raw, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("ablate: encoding results: %w", err)
@@ -103,6 +103,10 @@ func writeAblation(dir string, res *eval.Ablation, out io.Writer) error {
 		return err
 	}
 	fmt.Fprint(out, md)
+	if noFigures {
+		fmt.Fprintf(out, "results in %s and %s\n", filepath.Join(dir, eval.AblationFile), filepath.Join(dir, "ablation.md"))
+		return nil
+	}
 	figs := filepath.Join(dir, "figures")
 	if err := os.MkdirAll(figs, 0o755); err != nil {
 		return fmt.Errorf("ablate: %w", err)

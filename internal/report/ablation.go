@@ -314,7 +314,7 @@ func (b *builder) ablationBars(task string, entries []eval.AblationEntry, facs m
 		sL2, pL2 = append(sL2, facs[eval.MetricRelL2][e.Mode].ours), append(pL2, facs[eval.MetricRelL2][e.Mode].paper)
 		sH1, pH1 = append(sH1, facs[eval.MetricRelH1][e.Mode].ours), append(pH1, facs[eval.MetricRelH1][e.Mode].paper)
 	}
-	if len(groups) == 0 {
+	if len(groups) == 0 || b.noFigures {
 		return
 	}
 	series := []figure.BarSeries{{Name: "relL2, ours", Values: sL2}}
@@ -511,6 +511,9 @@ func (b *builder) sweep(a ablationInput) {
 		b.printf("\n")
 	}
 
+	if b.noFigures {
+		return
+	}
 	var series []figure.Series
 	for _, m := range []string{eval.MetricRelL2, eval.MetricRelH1} {
 		s := figure.Series{Name: m + " (95% bootstrap band)"}

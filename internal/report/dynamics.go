@@ -20,6 +20,9 @@ import (
 // task has a Full and a mode-E run; each only when the logs hold its
 // records (the probes of uhno train).
 func (b *builder) trainingFigures(runs []trainInput) error {
+	if b.noFigures {
+		return nil
+	}
 	byTask := map[string][]trainInput{}
 	var tasks []string
 	for _, t := range runs {

@@ -27,6 +27,9 @@ type Options struct {
 	// Notes is Markdown placed after the header's first paragraph (uhno
 	// reproduce: its schedule, commit, commands and missing cells).
 	Notes string
+	// NoFigures writes report.md alone: no PNG, and the paper's figures
+	// are listed as not drawn.
+	NoFigures bool
 }
 
 // Result says what Write did.
@@ -63,10 +66,14 @@ func Write(opts Options) (*Result, error) {
 		return nil, err
 	}
 	figDir := filepath.Join(opts.Dir, FiguresDir)
-	if err := os.MkdirAll(figDir, 0o755); err != nil {
+	mk := figDir
+	if opts.NoFigures {
+		mk = opts.Dir
+	}
+	if err := os.MkdirAll(mk, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	b := &builder{figDir: figDir, names: map[string]int{}, covered: map[string][]string{}}
+	b := &builder{figDir: figDir, noFigures: opts.NoFigures, names: map[string]int{}, covered: map[string][]string{}}
 	b.evalSections(in.evals)
 	b.ablationSections(in.ablations)
 	if err := b.trainSection(in.trains); err != nil {
@@ -92,6 +99,7 @@ func Write(opts Options) (*Result, error) {
 type builder struct {
 	body           strings.Builder
 	figDir         string
+	noFigures      bool // Options.NoFigures: draw nothing, cover no figure
 	figs           []string
 	names          map[string]int
 	contradictions contradictions
@@ -149,6 +157,9 @@ func (b *builder) summary() []string {
 }
 
 func (b *builder) cover(item, by string) {
+	if b.noFigures && strings.HasPrefix(item, "Fig.") {
+		return
+	}
 	if !slices.Contains(b.covered[item], by) {
 		b.covered[item] = append(b.covered[item], by)
 	}
@@ -231,6 +242,10 @@ func (b *builder) header(w *strings.Builder, opts Options, in *inputs) {
 	w.WriteString("## What was rebuilt\n\n| paper | rebuilt from | to rebuild it, give |\n|---|---|---|\n")
 	for _, it := range paperItems {
 		by := b.covered[it.item]
+		if len(by) == 0 && opts.NoFigures && strings.HasPrefix(it.item, "Fig.") {
+			fmt.Fprintf(w, "| %s | not drawn (--no-figures) | the same inputs without --no-figures |\n", it.item)
+			continue
+		}
 		if len(by) == 0 {
 			fmt.Fprintf(w, "| %s | not rebuilt | %s |\n", it.item, it.how)
 			continue

@@ -335,6 +335,60 @@ func TestReportWrite(t *testing.T) {
 	}
 }
 
+// TestReportNoFigures checks Options.NoFigures: the same tables and
+// contradictions, no PNG (no figures directory at all), no image link,
+// and the paper's figures listed as not drawn rather than rebuilt.
+func TestReportNoFigures(t *testing.T) {
+	inputs := func(root string) []string {
+		return []string{
+			writeAblation(t, root, "ablate-burgers", "burgers", []string{"full", "A", "B", "F"},
+				map[string][2]float64{"full": {0.05, 0.06}, "A": {0.1, 0.12}, "B": {0.2, 0.3}, "F": {0.04, 0.05}}),
+			writeSweep(t, root, "sweep", []string{"0.1", "0.3", "0.7"}, []float64{0.08, 0.06, 0.03}),
+			writeTrainRun(t, root, "burgers-uhno", "burgers", "full"), writeTrainRun(t, root, "burgers-uhno-E", "burgers", "E"),
+		}
+	}
+	write := func(noFigures bool) (*Result, string, string) {
+		root := t.TempDir()
+		out := filepath.Join(root, "report")
+		res, err := Write(Options{Inputs: inputs(root), Dir: out, Version: "test", Command: "uhno report", NoFigures: noFigures})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(out, ReportFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, string(raw), out
+	}
+	with, mdWith, _ := write(false)
+	res, md, out := write(true)
+	if len(with.Figures) == 0 {
+		t.Fatal("the inputs draw no figure even without NoFigures")
+	}
+	if len(res.Figures) != 0 || strings.Contains(md, "![") {
+		t.Errorf("NoFigures drew %v; report links an image: %v", res.Figures, strings.Contains(md, "!["))
+	}
+	if _, err := os.Stat(filepath.Join(out, FiguresDir)); err == nil {
+		t.Errorf("NoFigures made %s", filepath.Join(out, FiguresDir))
+	}
+	for _, w := range []string{"| Fig. burgers-ablation-bars | not drawn (--no-figures) |", "| Fig. training-dynamics | not drawn (--no-figures) |",
+		"| A: NoLocal | 4.00x | 13.67x | 2.00x | 3.61x | 2.00x | 4.10x |", "### Sweep of spar.rho0, 1D Burgers", "## Training runs (Fig. training-dynamics)"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	if !strings.Contains(mdWith, "| Fig. burgers-ablation-bars | `") {
+		t.Error("with figures, Fig. burgers-ablation-bars is not listed as rebuilt")
+	}
+	if len(res.Contradictions) != len(with.Contradictions) || len(res.Summary) != len(with.Summary) {
+		t.Errorf("NoFigures changed what contradicts the paper: %d/%d contradictions, %d/%d summary lines",
+			len(res.Contradictions), len(with.Contradictions), len(res.Summary), len(with.Summary))
+	}
+	if t.Failed() {
+		t.Logf("report.md:\n%s", md)
+	}
+}
+
 // TestWriteErrors checks that bad input gives a one-line error naming the
 // file and what was expected, and writes no report.
 func TestReportWriteErrors(t *testing.T) {

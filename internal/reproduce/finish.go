@@ -141,7 +141,7 @@ func (o *RunOptions) ablateTask(ctx context.Context, env experiment.Env, g *Grid
 	}
 	a := experiment.AblateOptions{Env: env, Task: task, Modes: strings.Join(modes, ","), Dir: filepath.Join(o.Dir, ablateDir(task, seed)),
 		Sets: o.setsFor(task), Steps: steps, Params: o.Params, DataDir: o.DataDir, Threads: o.Threads, Quiet: o.Quiet,
-		Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
+		NoFigures: o.NoFigures, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, LogEvery: 10, ValEvery: 500, CkptEvery: 1000,
 		DynamicsEvery: experiment.DefaultDynamicsEvery,
 		Configure: func(mode string, sets []string) (config.Config, error) {
 			if mode == "full" {
@@ -209,7 +209,7 @@ func writeJSON(dir, name string, v any) error {
 // had).
 func (o *RunOptions) evaluate(ctx context.Context, env experiment.Env, runs []*planned, e Eval) (dir, note string, err error) {
 	eo := experiment.EvalOptions{Env: env, HorizonMult: e.HorizonMult, Dir: filepath.Join(o.Dir, e.Dir), DataDir: o.DataDir,
-		Threads: o.Threads, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, Quiet: o.Quiet, SkipCurrent: true}
+		Threads: o.Threads, Limit: o.Limit, Resamples: o.Resamples, Seed: o.Seed, Quiet: o.Quiet, NoFigures: o.NoFigures, SkipCurrent: true}
 	for _, r := range e.Runs {
 		eo.Checkpoints = append(eo.Checkpoints, filepath.Join(o.Dir, r))
 	}
@@ -373,7 +373,7 @@ func (it *interim) taskDone(ctx context.Context, env experiment.Env, task string
 		"the grid is still training, and its finish rewrites this report with every task and Tab. cost.\n\n",
 		len(it.evaluated), it.total, task, pending)
 	res, err := report.Write(report.Options{Inputs: it.inputs, Dir: filepath.Join(o.Dir, "report"), Version: o.Version,
-		Command: o.Command, Notes: note + o.notes(it.g, it.runs, it.about, it.notes)})
+		Command: o.Command, Notes: note + o.notes(it.g, it.runs, it.about, it.notes), NoFigures: o.NoFigures})
 	if err != nil {
 		fmt.Fprintf(env.Out, "reproduce: interim report failed: %v; training goes on\n", err)
 		return nil
@@ -415,7 +415,7 @@ func (o *RunOptions) finish(ctx context.Context, g *Grid, runs []*planned, steps
 		inputs = append(inputs, dir)
 	}
 	res, err := report.Write(report.Options{Inputs: inputs, Dir: filepath.Join(o.Dir, "report"), Version: o.Version,
-		Command: o.Command, Notes: o.notes(g, runs, about, notes)})
+		Command: o.Command, Notes: o.notes(g, runs, about, notes), NoFigures: o.NoFigures})
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,9 @@ type RunOptions struct {
 	DataDir  string
 	PDEBench string // PDEBench's 3D-CFD file, indexed for cfd3d
 	Quiet    bool
+	// NoFigures: the evaluations, ablations and report write no PNG
+	// (their tables and JSON are the same).
+	NoFigures bool
 
 	// Cell >= 0 trains that cell alone; Finish evaluates, benches and
 	// reports once every cell is done; DryRun prints the grid only.

@@ -252,6 +252,22 @@ func trainingAt(stdout, run string) int {
 // directory of other settings is refused naming the first difference.
 // sameOutputs checks that two output trees of the same grid hold the same
 // evaluations (bit for bit), results.md files and report tables.
+// pngs counts the .png files under dir.
+func pngs(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".png") {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func sameOutputs(t *testing.T, one, other string) {
 	t.Helper()
 	for _, task := range []string{"burgers", "darcy"} {
@@ -329,12 +345,16 @@ func TestCellsThenFinish(t *testing.T) {
 
 	// Two trainings at once, the threads split between them: the same
 	// bits as one at a time (training is independent of the thread count).
+	// With --no-figures: the same tables and JSON, and not one PNG.
 	par := tinyRun(t, data, filepath.Join(dir, "par"), 12, grid)
-	par.Parallel, par.Threads = 2, 2
+	par.Parallel, par.Threads, par.NoFigures = 2, 2, true
 	if out, err := run(t, par); err != nil {
 		t.Fatalf("--parallel 2: %v\n%s", err, out)
 	}
 	sameOutputs(t, one, filepath.Join(dir, "par"))
+	if pngs(t, one) == 0 || pngs(t, filepath.Join(dir, "par")) != 0 {
+		t.Errorf("PNGs: %d with figures, %d with NoFigures (want some, none)", pngs(t, one), pngs(t, filepath.Join(dir, "par")))
+	}
 
 	// Other settings in the same directory: refused before training.
 	other := tinyRun(t, data, cells, 12, grid, "spar.rho0=0.4")
