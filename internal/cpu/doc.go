@@ -36,7 +36,12 @@
 // tests compare bits): the db4 wavelet (wavelet_amd64.c, vectorised along
 // the contiguous axis), ReLU (act_amd64.c, branch-free), and the im2col
 // moves of the stencil and the convolutions (patch_amd64.c, a 16-point
-// panel of consecutive offsets moved as one block).
+// panel of consecutive offsets moved as one block), and the accumulations
+// `axpy` (y += a x: gradient accumulation in ChannelCopy, AddScaled and
+// the resamplers) and `addInterleaved` (the bias gradient's eight partial
+// sums, one vector lane each) in add_amd64.c, on slices of at least
+// minFastAdd elements, shorter ones staying in Go (a cgo call costs some
+// tens of ns).
 //
 // # Fused projection head
 //

@@ -230,8 +230,23 @@ func (b *Backend) MeanStdBackward(dx, dmean, dstd, x, mean, std *tensor.Tensor) 
 	})
 }
 
-// axpy computes y += a x, unrolled by four for the Go compiler.
+// minFastAdd is the shortest slice axpy and addInterleaved hand to the
+// C loops: below it a cgo call (some tens of ns) costs more than it
+// saves (BenchmarkAxpy).
+const minFastAdd = 256
+
+// axpy computes y += a x: the vector loop of add_amd64.c on long slices,
+// axpyGo otherwise (the same bits).
 func axpy(y, x []float32, a float32) {
+	if haveFastAdd && len(y) >= minFastAdd {
+		axpyFast(y, x, a)
+		return
+	}
+	axpyGo(y, x, a)
+}
+
+// axpyGo computes y += a x, unrolled by four for the Go compiler.
+func axpyGo(y, x []float32, a float32) {
 	n := len(y)
 	x = x[:n]
 	i := 0

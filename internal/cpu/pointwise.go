@@ -216,8 +216,18 @@ func packBT(dst, src []float32, l, n, cs int) {
 
 // addInterleaved adds row into eight interleaved partial sums, element i
 // into p[i%8]: a fixed order, so a sum built from it does not depend on
-// the thread count.
+// the thread count. Long rows go to add_amd64.c's vector loop (one lane
+// per partial sum: the same bits as addInterleavedGo).
 func addInterleaved(p *[8]float32, row []float32) {
+	if haveFastAdd && len(row) >= minFastAdd {
+		addInterleavedFast(p, row)
+		return
+	}
+	addInterleavedGo(p, row)
+}
+
+// addInterleavedGo is addInterleaved in Go.
+func addInterleavedGo(p *[8]float32, row []float32) {
 	i := 0
 	for ; i+8 <= len(row); i += 8 {
 		q := row[i : i+8 : i+8]
