@@ -10,17 +10,19 @@
 D=/work/main/docs/evidence
 mkdir -p /work/evidence
 echo "queue $(date -u +%FT%TZ)" >> /work/evidence/queue.log
-# Block 4 (text-ac2d/PLAN.md): AC-2D at the text's size, Full then FNO,
-# one a session (uhno-39d, built at 607f95a).
+# Every step runs uhno-39d (607f95a), built here when missing.
+if [ ! -x /work/evidence/uhno-39d ]; then
+  git -C /work/main worktree add -f /tmp/w39d 607f95a >/dev/null 2>&1 &&
+    (cd /tmp/w39d && go build -ldflags "-X main.version=607f95a" -o /work/evidence/uhno-39d ./cmd/uhno) &&
+    echo 607f95a > /work/evidence/uhno-39d.commit
+  git -C /work/main worktree remove --force /tmp/w39d
+fi
 for m in uhno fno; do
-  if [ ! -f $D/text-ac2d/$m/eval/results.json ]; then
-    if [ ! -x /work/evidence/uhno-39d ]; then
-      git -C /work/main worktree add -f /tmp/w39d 607f95a >/dev/null 2>&1 &&
-        (cd /tmp/w39d && go build -ldflags "-X main.version=607f95a" -o /work/evidence/uhno-39d ./cmd/uhno) &&
-        echo 607f95a > /work/evidence/uhno-39d.commit
-      git -C /work/main worktree remove --force /tmp/w39d
-    fi
-    exec bash $D/text-ac2d/run_block4.sh $m
-  fi
+  [ -f $D/text-ac2d/$m/eval/results.json ] || exec bash $D/text-ac2d/run_block4.sh $m
 done
-echo "queue: block 4 is done; block 1's mode F and Conv-FNO need their one-run-a-session plan (text-size/PLAN.md)" >> /work/evidence/queue.log
+# Block 1's last cells (text-size/PLAN.md, "Mode F and Conv-FNO, one run
+# a session"): Conv-FNO, then mode F; their results are committed as
+# text-size/convfno/ and text-size/F/.
+[ -f $D/text-size/convfno/eval/results.json ] || exec bash $D/text-size/run_convfno_cell.sh
+[ -f $D/text-size/F/eval/results.json ] || exec bash $D/text-size/run_F_cell.sh
+echo "queue: nothing left" >> /work/evidence/queue.log
