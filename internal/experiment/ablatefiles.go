@@ -103,31 +103,9 @@ func writeAblation(dir string, res *eval.Ablation, out io.Writer, noFigures bool
 		return err
 	}
 	fmt.Fprint(out, md)
-	if noFigures {
-		fmt.Fprintf(out, "results in %s and %s\n", filepath.Join(dir, eval.AblationFile), filepath.Join(dir, "ablation.md"))
-		return nil
-	}
-	figs := filepath.Join(dir, "figures")
-	if err := os.MkdirAll(figs, 0o755); err != nil {
-		return fmt.Errorf("ablate: %w", err)
-	}
 	var fig string
-	if res.Kind == "sweep" {
-		fig = filepath.Join(figs, "sweep.png")
-		if err := sweepFigure(fig, res); err != nil {
-			return err
-		}
-	} else if len(res.Entries) > 1 {
-		fig = filepath.Join(figs, "degradation.png")
-		var groups []string
-		l2, h1 := figure.BarSeries{Name: "relL2 / Full"}, figure.BarSeries{Name: "relH1 / Full"}
-		for _, e := range res.Entries[1:] {
-			groups = append(groups, e.Mode)
-			l2.Values = append(l2.Values, e.Factor[eval.MetricRelL2])
-			h1.Values = append(h1.Values, e.Factor[eval.MetricRelH1])
-		}
-		title := fmt.Sprintf("%s ablation: degradation factor relative to Full (%d steps)", res.Task, res.Schedule.Steps)
-		if err := figure.Bars(fig, title, "factor (mode / Full)", groups, []figure.BarSeries{l2, h1}, 1); err != nil {
+	if !noFigures {
+		if fig, err = ablationFigure(dir, res); err != nil {
 			return err
 		}
 	}
@@ -137,6 +115,33 @@ func writeAblation(dir string, res *eval.Ablation, out io.Writer, noFigures bool
 	}
 	fmt.Fprintln(out)
 	return nil
+}
+
+// ablationFigure draws the sweep's curves or the modes' degradation bars
+// into dir/figures and returns the file ("" when there is nothing to
+// draw: a lone Full).
+func ablationFigure(dir string, res *eval.Ablation) (string, error) {
+	figs := filepath.Join(dir, "figures")
+	if err := os.MkdirAll(figs, 0o755); err != nil {
+		return "", fmt.Errorf("ablate: %w", err)
+	}
+	switch {
+	case res.Kind == "sweep":
+		fig := filepath.Join(figs, "sweep.png")
+		return fig, sweepFigure(fig, res)
+	case len(res.Entries) > 1:
+		fig := filepath.Join(figs, "degradation.png")
+		var groups []string
+		l2, h1 := figure.BarSeries{Name: "relL2 / Full"}, figure.BarSeries{Name: "relH1 / Full"}
+		for _, e := range res.Entries[1:] {
+			groups = append(groups, e.Mode)
+			l2.Values = append(l2.Values, e.Factor[eval.MetricRelL2])
+			h1.Values = append(h1.Values, e.Factor[eval.MetricRelH1])
+		}
+		title := fmt.Sprintf("%s ablation: degradation factor relative to Full (%d steps)", res.Task, res.Schedule.Steps)
+		return fig, figure.Bars(fig, title, "factor (mode / Full)", groups, []figure.BarSeries{l2, h1}, 1)
+	}
+	return "", nil
 }
 
 // ablationMarkdown is ablation.md: Tab. burgers-ablation's columns with
