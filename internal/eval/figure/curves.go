@@ -137,7 +137,7 @@ func curvesPlot(title, xlabel, ylabel string, logY bool, series []Series) (*plot
 // it covers.
 type curve struct {
 	bands  []*plotter.Polygon
-	lines  []*plotter.Line
+	lines  []*polyline
 	dots   []*plotter.Scatter
 	legend string
 	style  draw.LineStyle
@@ -205,7 +205,7 @@ func newCurve(i int, s Series, logY bool) (curve, error) {
 			c.dots = append(c.dots, dot)
 			continue
 		}
-		line, err := plotter.NewLine(pts)
+		line, err := newPolyline(pts)
 		if err != nil {
 			return curve{}, err
 		}

@@ -232,7 +232,7 @@ func histPlot(hp HistPanel) (*plot.Plot, scale, error) {
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.Add(&raster{g: g, s: hm.s})
 	if len(means) > 1 {
-		line, err := plotter.NewLine(means)
+		line, err := newPolyline(means)
 		if err != nil {
 			return nil, scale{}, err
 		}

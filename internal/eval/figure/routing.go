@@ -73,7 +73,7 @@ func routing1D(path, title string, field []float32, masks [][]float32, levels []
 		for i := r[0]; i < r[1]; i++ {
 			pts = append(pts, plotter.XY{X: float64(i) + 0.5, Y: float64(field[i])})
 		}
-		line, err := plotter.NewLine(pts)
+		line, err := newPolyline(pts)
 		if err != nil {
 			return fmt.Errorf("field: %w", err)
 		}
