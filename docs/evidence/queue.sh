@@ -7,6 +7,8 @@
 # session ends. Run it at a session's start: it runs the first step whose
 # results are not committed yet, and nothing after it.
 #   cd /work/main && nohup bash docs/evidence/queue.sh >/dev/null 2>&1 &
+# Block 4's finished run goes into git by text-ac2d/collect.sh MODEL (it
+# reproduces the committed uhno/ files byte for byte).
 D=/work/main/docs/evidence
 mkdir -p /work/evidence
 echo "queue $(date -u +%FT%TZ)" >> /work/evidence/queue.log
