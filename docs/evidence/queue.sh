@@ -8,7 +8,8 @@
 # results are not committed yet, and nothing after it.
 #   cd /work/main && nohup bash docs/evidence/queue.sh >/dev/null 2>&1 &
 # Block 4's finished run goes into git by text-ac2d/collect.sh MODEL (it
-# reproduces the committed uhno/ files byte for byte).
+# reproduces the committed uhno/ files byte for byte); block 1's cells by
+# text-size/collect.sh convfno|F.
 D=/work/main/docs/evidence
 mkdir -p /work/evidence
 echo "queue $(date -u +%FT%TZ)" >> /work/evidence/queue.log
