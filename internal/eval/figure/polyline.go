@@ -48,7 +48,7 @@ func (l *polyline) Plot(c draw.Canvas, plt *plot.Plot) {
 		b := min(a+strokeRun, len(xys))
 		(&plotter.Line{XYs: xys[a:b], LineStyle: style}).Plot(c, plt)
 		// The next run's dash pattern goes on where this one's ended.
-		for k := a + 1; k < b; k++ {
+		for k := a + 1; k < b && len(style.Dashes) > 0; k++ {
 			style.DashOffs += vg.Length(math.Hypot(float64(trX(xys[k].X)-trX(xys[k-1].X)), float64(trY(xys[k].Y)-trY(xys[k-1].Y))))
 		}
 	}
