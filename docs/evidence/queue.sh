@@ -31,7 +31,11 @@ done
 # text-size/convfno/.
 [ -f $D/text-size/F/eval/results.json ] || exec bash $D/text-size/run_F_cell.sh
 if [ ! -f $D/text-size/convfno/eval/results.json ]; then
+  # Started by hand (QUEUE_CONVFNO=1) once mode F is committed; resumed by
+  # the queue in the next session when its run directory is still here
+  # (PLAN.md, "Conv-FNO across two sessions where the machine persists").
   [ "${QUEUE_CONVFNO:-0}" = 1 ] && exec bash $D/text-size/run_convfno_cell.sh
+  [ -d /work/evidence/text-ns2d-convfno ] && exec bash $D/text-size/run_convfno_cell.sh
   echo "queue: Conv-FNO left for a machine where it fits (QUEUE_CONVFNO=1)" >> /work/evidence/queue.log
   exit 0
 fi
