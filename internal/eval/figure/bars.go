@@ -81,7 +81,7 @@ func Bars(path, title, ylabel string, groups []string, series []BarSeries, ref f
 	if p.Y.Max <= 0 {
 		p.Y.Max = 1
 	}
-	return wrap(path, render(path, inch(barsWIn), inch(barsHIn), p.Draw))
+	return wrap(path, render(path, inch(barsWIn), inch(barsHIn), func(c draw.Canvas) { drawPlot(p, c, legendBackdrop) }))
 }
 
 // checkBars validates Bars' arguments.

@@ -47,7 +47,7 @@ func Curves(path, title, xlabel, ylabel string, logY bool, series []Series) erro
 	if err != nil {
 		return wrap(path, err)
 	}
-	return wrap(path, render(path, inch(curvesWIn), inch(curvesHIn), p.Draw))
+	return wrap(path, render(path, inch(curvesWIn), inch(curvesHIn), func(c draw.Canvas) { drawPlot(p, c, legendBackdrop) }))
 }
 
 // checkSeries validates Curves' series.

@@ -31,6 +31,11 @@
 // where gonum's own line, through freetype's rasteriser, is quadratic in
 // them (polyline.go).
 //
+// The legends of line and bar plots stand on a white backdrop at 85%
+// opacity (legend.go): a curve that passes under a legend's corner shows
+// as a faint trace instead of running through its text. Heat-map legends
+// (white text on the map) are drawn as gonum draws them.
+//
 // # Colour
 //
 // Signed fields use Moreland's smooth blue–red diverging map; when the

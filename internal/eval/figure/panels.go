@@ -78,7 +78,7 @@ func LinePanels(path, title string, cols int, panels []LinePanel) error {
 		c = drawTitle(c, title)
 		for i, p := range plots {
 			cell := tile(c, cols, rows, i%cols, i/cols)
-			p.Draw(draw.Crop(cell, inch(0.05), -inch(0.1), inch(0.05), -inch(panelGapIn)))
+			drawPlot(p, draw.Crop(cell, inch(0.05), -inch(0.1), inch(0.05), -inch(panelGapIn)), legendBackdrop)
 		}
 	}))
 }
