@@ -353,8 +353,14 @@ func rhoPanels(runs []Run) []figure.LinePanel {
 	return panels
 }
 
-// lossPanels builds panel (e), or nil without training records.
+// lossPanels builds panel (e), or nil without training records. A run
+// whose CBC term is 0 at every record has none (a baseline, or a U-HNO
+// mode without both branches: the log writes 0 for a term the loss
+// skips), so it has no line in the CBC panel, whose title names it; with
+// no CBC term in any run the panel is left out. Drawn, such a run was an
+// empty line marked "(no positive values)" on a log axis.
 func lossPanels(runs []Run) []figure.LinePanel {
+	const cbc = 3 // terms' index of the CBC term
 	terms := []struct {
 		title string
 		get   func(l Loss) float64
@@ -369,6 +375,7 @@ func lossPanels(runs []Run) []figure.LinePanel {
 		panels[j] = figure.LinePanel{Title: t.title, XLabel: "step", YLabel: t.title, LogY: true}
 	}
 	found := false
+	var noCBC []string
 	for i, r := range runs {
 		recs := r.Series.Train
 		if len(recs) == 0 {
@@ -381,14 +388,26 @@ func lossPanels(runs []Run) []figure.LinePanel {
 		}
 		for j, t := range terms {
 			y := make([]float64, len(recs))
+			zero := true
 			for k, l := range recs {
 				y[k] = t.get(l)
+				zero = zero && y[k] == 0
+			}
+			if j == cbc && zero {
+				noCBC = append(noCBC, r.Label)
+				continue
 			}
 			panels[j].Lines = append(panels[j].Lines, smoothed(r.Label, i, x, y)...)
 		}
 	}
 	if !found {
 		return nil
+	}
+	if len(panels[cbc].Lines) == 0 {
+		return panels[:cbc]
+	}
+	if len(noCBC) > 0 {
+		panels[cbc].Title += " (none in " + strings.Join(noCBC, ", ") + ")"
 	}
 	return panels
 }

@@ -100,3 +100,51 @@ func TestFigures(t *testing.T) {
 		})
 	}
 }
+
+// TestLossPanelsCBC checks the CBC panel: a run whose CBC term is 0 at
+// every record (a baseline) has no line there and is named in its title,
+// and without any CBC term the panel is left out.
+func TestLossPanelsCBC(t *testing.T) {
+	full := readSynthetic(t, 200, nil, false)
+	fno := &Series{Path: "fno.jsonl", Train: slices.Clone(full.Train)}
+	for k := range fno.Train {
+		fno.Train[k].CBC = 0
+	}
+	tests := []struct {
+		name     string
+		runs     []Run
+		titles   []string
+		cbcLines int // named lines in the CBC panel
+	}{
+		{"U-HNO and FNO", []Run{{"Full", full}, {"FNO", fno}}, []string{"total loss", "MSE", "H1 term", "CBC term (none in FNO)"}, 1},
+		{"U-HNO alone", []Run{{"Full", full}}, []string{"total loss", "MSE", "H1 term", "CBC term"}, 1},
+		{"FNO alone", []Run{{"FNO", fno}}, []string{"total loss", "MSE", "H1 term"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			panels := lossPanels(tt.runs)
+			var titles []string
+			for _, p := range panels {
+				titles = append(titles, p.Title)
+			}
+			if !slices.Equal(titles, tt.titles) {
+				t.Fatalf("panels %q, want %q", titles, tt.titles)
+			}
+			for j, p := range panels {
+				named := 0
+				for _, l := range p.Lines {
+					if l.Name != "" {
+						named++
+					}
+				}
+				want := len(tt.runs)
+				if j == 3 {
+					want = tt.cbcLines
+				}
+				if named != want {
+					t.Errorf("panel %q: %d named lines, want %d", p.Title, named, want)
+				}
+			}
+		})
+	}
+}
