@@ -11,7 +11,7 @@ block 4's one run per session) are read as one evaluation when they agree
 on task, data file name, test trajectories, rollout and horizon; the data
 file's identity beyond its name is the caller's to check (block 4's log
 records its sha256)."""
-import json, random, sys
+import json, os, random, sys
 
 files = [a for a in sys.argv[1:] if a.endswith(".json")]
 metrics = [a for a in sys.argv[1:] if not a.endswith(".json")] or ["relL2", "relH1"]
@@ -20,7 +20,10 @@ ms = list(r["models"])
 for f in files[1:]:
     o = json.load(open(f))
     for k in ("task", "data", "test_trajectories", "rollout_steps", "horizon_mult"):
-        if o.get(k) != r.get(k):
+        a, b = o.get(k), r.get(k)
+        if k == "data":  # the file's name (its settings' fingerprint), not where a machine keeps it
+            a, b = os.path.basename(a or ""), os.path.basename(b or "")
+        if a != b:
             sys.exit(f"compare.py: {f}: {k} is {o.get(k)!r}, {files[0]} has {r.get(k)!r}")
     ms += o["models"]
 print(f"task {r['task']}, {r['test_trajectories']} test trajectories, rollout {r['rollout_steps']}, uhno {r['uhno_version']}")
