@@ -86,14 +86,7 @@ func paintLegendCase(p *plot.Plot, backdrop bool) (*image.RGBA, image.Rectangle)
 	px := func(l vg.Length) float64 { return float64(l) * dpi / 72 }
 	h := px(dc.Max.Y)
 	box := image.Rect(int(px(r.Min.X)), int(h-px(r.Max.Y)), int(px(r.Max.X)+0.999), int(h-px(r.Min.Y)+0.999))
-	src := img.Image()
-	out := image.NewRGBA(src.Bounds())
-	for y := src.Bounds().Min.Y; y < src.Bounds().Max.Y; y++ {
-		for x := src.Bounds().Min.X; x < src.Bounds().Max.X; x++ {
-			out.Set(x, y, src.At(x, y))
-		}
-	}
-	return out, box
+	return toRGBA(img.Image()), box
 }
 
 func isRed(c color.RGBA) bool  { return c.R > 200 && c.G < 80 && c.B < 80 }

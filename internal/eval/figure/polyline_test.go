@@ -155,7 +155,11 @@ func TestPolylineDrawsTheSameLine(t *testing.T) {
 
 // drawLine renders a line alone (renderLine) and returns its pixels.
 func drawLine(l plot.Plotter, logY bool) *image.RGBA {
-	src := renderLine(l, logY).Image()
+	return toRGBA(renderLine(l, logY).Image())
+}
+
+// toRGBA copies a rendered canvas's pixels into an RGBA image.
+func toRGBA(src image.Image) *image.RGBA {
 	out := image.NewRGBA(src.Bounds())
 	for y := src.Bounds().Min.Y; y < src.Bounds().Max.Y; y++ {
 		for x := src.Bounds().Min.X; x < src.Bounds().Max.X; x++ {
