@@ -15,7 +15,8 @@ func TestAblateErrors(t *testing.T) {
 		{[]string{"--sweep", "rho"}, `ablate: --sweep "rho": want key=v1,v2,...`},
 		{[]string{"--sweep", "spar.rho0=0.1", "--modes", "A,B"}, `--sweep runs one mode over the values; --modes "A,B" names 2`},
 		{[]string{"--sweep", "spar.nope=1"}, "spar.nope"},
-		{[]string{"--steps", "-1"}, "must not be negative"},
+		{[]string{"--steps", "-1"}, "ablate: --steps -1: want 0 or more (0: optim.steps)"},
+		{[]string{"--threads", "-1"}, "ablate: --threads -1: want 0 or more (0: all cores)"},
 		{[]string{"--task", "nope"}, "nope"},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,7 @@ import (
 	"uhno/internal/dist"
 	"uhno/internal/dynamics"
 	"uhno/internal/experiment"
+	"uhno/internal/flagcheck"
 	"uhno/internal/model"
 )
 
@@ -144,21 +145,27 @@ func checkTrainFlags(opts *trainOptions) error {
 	if !slices.Contains(model.Names(), opts.Model) {
 		return fmt.Errorf("train: --model %q: want one of %s", opts.Model, strings.Join(model.Names(), ", "))
 	}
-	if opts.Steps < 0 || opts.Batch < 0 || opts.Width < 0 || opts.Warmup < 0 || opts.StopAfter < 0 {
-		return fmt.Errorf("train: --steps, --warmup, --batch, --width and --stop-after must not be negative")
-	}
-	if opts.LogEvery < 0 || opts.ValEvery < 0 || opts.CkptEvery < 0 || opts.Keep < 1 || opts.ValPairs < 1 {
-		return fmt.Errorf("train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1")
+	if err := flagcheck.Check("train",
+		flagcheck.NonNeg("--steps", opts.Steps, "optim.steps"),
+		flagcheck.NonNeg("--warmup", opts.Warmup, "optim.warmup"),
+		flagcheck.NonNeg("--batch", opts.Batch, "optim.batch"),
+		flagcheck.NonNeg("--width", opts.Width, "matched to U-HNO's parameter count"),
+		flagcheck.NonNeg("--threads", opts.Threads, "all cores"),
+		flagcheck.NonNeg("--log-every", opts.LogEvery, "never"),
+		flagcheck.NonNeg("--val-every", opts.ValEvery, "only at the end"),
+		flagcheck.NonNeg("--ckpt-every", opts.CkptEvery, "only at the end"),
+		flagcheck.Positive("--keep", opts.Keep),
+		flagcheck.Positive("--val-pairs", opts.ValPairs),
+		flagcheck.NonNeg("--dynamics-every", opts.DynamicsEvery, "off"),
+		flagcheck.Positive("--dynamics-trajectories", opts.DynamicsTrajs),
+		flagcheck.NonNeg("--estimate-steps", opts.EstimateSteps, "no timing"),
+		flagcheck.NonNeg("--stop-after", opts.StopAfter, "run to the end"),
+	); err != nil {
+		return err
 	}
 	// 0 where no flag was parsed (ablate's runs): dist.DefaultTimeout.
 	if opts.DistTimeout < 0 || (opts.DistTimeout == 0 && opts.Changed != nil && opts.Changed("dist-timeout")) {
 		return fmt.Errorf("train: --dist-timeout %s: want a positive duration such as 5m", opts.DistTimeout)
-	}
-	if opts.DynamicsEvery < 0 || opts.DynamicsTrajs < 1 {
-		return fmt.Errorf("train: --dynamics-every must be >= 0 (0: off) and --dynamics-trajectories >= 1")
-	}
-	if opts.EstimateSteps < 0 {
-		return fmt.Errorf("train: --estimate-steps %d: want 0 (no timing) or more", opts.EstimateSteps)
 	}
 	if err := experiment.CheckParams(opts.Params); err != nil {
 		return fmt.Errorf("train: %w", err)

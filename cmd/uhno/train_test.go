@@ -60,7 +60,10 @@ func TestTrainFlags(t *testing.T) {
 		{[]string{"--resume", "runs/x", "--warmup", "10"}, "train: --warmup cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
 		{[]string{"--resume", "runs/x", "--set", "optim.lr=1"}, "train: --set cannot be combined with --resume: a resumed run keeps the settings of its checkpoint"},
 		{[]string{"--steps", "10"}, "train: no task given; pass --task NAME (one of burgers, ks, kdv, adv2d, ac2d, ns2d, darcy, cfd3d, burgers-paper, burgers-shock), --data DIR of a task uhno datagen --from described, or --resume DIR"},
-		{[]string{"--task", "burgers", "--keep", "0"}, "train: --log-every, --val-every and --ckpt-every must be >= 0, --keep and --val-pairs >= 1"},
+		{[]string{"--task", "burgers", "--keep", "0"}, "train: --keep 0: want 1 or more"},
+		{[]string{"--task", "burgers", "--batch", "-3"}, "train: --batch -3: want 0 or more (0: optim.batch)"},
+		{[]string{"--task", "burgers", "--threads", "-2", "--dry-run"}, "train: --threads -2: want 0 or more (0: all cores)"},
+		{[]string{"--task", "burgers", "--ckpt-every", "-1"}, "train: --ckpt-every -1: want 0 or more (0: only at the end)"},
 		{[]string{"--task", "burgers", "--dist-timeout", "0s"}, "train: --dist-timeout 0s: want a positive duration such as 5m"},
 	}
 	for _, b := range bad {

@@ -16,6 +16,7 @@ import (
 	"uhno/internal/dist"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
+	"uhno/internal/flagcheck"
 	"uhno/internal/model"
 	"uhno/internal/runlock"
 	"uhno/internal/runrec"
@@ -165,8 +166,20 @@ func ablatePlan(opts *AblateOptions) (*ablatePlanned, error) {
 	if l, err := dist.Detect(os.Getenv); err == nil && l.Size > 1 {
 		return nil, fmt.Errorf("ablate: started by %s as %d ranks, but uhno ablate does not run data-parallel; run it as one process, or train each mode with mpirun ... uhno train --mode X", l.Launcher, l.Size)
 	}
-	if opts.Steps < 0 || opts.Warmup < 0 || opts.Batch < 0 || opts.Rollout < 0 || opts.Limit < 0 || opts.Resamples < 1 {
-		return nil, fmt.Errorf("ablate: --steps, --warmup, --batch, --rollout and --trajectories must not be negative, --resamples >= 1")
+	if err := flagcheck.Check("ablate",
+		flagcheck.NonNeg("--steps", opts.Steps, "optim.steps"),
+		flagcheck.NonNeg("--warmup", opts.Warmup, "optim.warmup"),
+		flagcheck.NonNeg("--batch", opts.Batch, "optim.batch"),
+		flagcheck.NonNeg("--threads", opts.Threads, "all cores"),
+		flagcheck.NonNeg("--rollout", opts.Rollout, "the task's data.rollout"),
+		flagcheck.NonNeg("--trajectories", opts.Limit, "all"),
+		flagcheck.Positive("--resamples", opts.Resamples),
+		flagcheck.NonNeg("--log-every", opts.LogEvery, "never"),
+		flagcheck.NonNeg("--val-every", opts.ValEvery, "only at the end"),
+		flagcheck.NonNeg("--ckpt-every", opts.CkptEvery, "only at the end"),
+		flagcheck.NonNeg("--dynamics-every", opts.DynamicsEvery, "off"),
+	); err != nil {
+		return nil, err
 	}
 	sweepKey, sweepVals, modes, err := ablateModes(opts)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"uhno/internal/bench"
 	"uhno/internal/config"
 	"uhno/internal/cpu"
+	"uhno/internal/flagcheck"
 	"uhno/internal/model"
 	"uhno/internal/progress"
 	"uhno/internal/runrec"
@@ -237,11 +238,17 @@ func benchPrecision(be tensor.Backend, p string) (string, error) {
 // benchPlan checks the flags and returns the preset's name (empty for a
 // --task run) and the rows to measure.
 func benchPlan(opts *BenchOptions) (string, []benchEntry, error) {
+	if err := flagcheck.Check("bench",
+		flagcheck.NonNeg("--batch", opts.Batch, "the preset's or the task's"),
+		flagcheck.NonNeg("--grid", opts.Grid, "the preset's or the task's"),
+		flagcheck.Positive("--repeats", opts.Repeats),
+		flagcheck.NonNeg("--warmup", opts.Warmup, ""),
+		flagcheck.NonNeg("--op-times", opts.OpTimes, "no operation times"),
+		flagcheck.NonNeg("--threads", opts.Threads, "all cores"),
+	); err != nil {
+		return "", nil, err
+	}
 	switch {
-	case opts.Repeats < 1:
-		return "", nil, fmt.Errorf("bench: --repeats %d: want at least 1", opts.Repeats)
-	case opts.Warmup < 0 || opts.Batch < 0 || opts.Grid < 0 || opts.Threads < 0 || opts.OpTimes < 0:
-		return "", nil, fmt.Errorf("bench: --warmup, --batch, --grid, --threads and --op-times must not be negative")
 	case opts.Model != "" && !model.Registered(opts.Model):
 		return "", nil, fmt.Errorf("bench: --model %q: want one of %s", opts.Model, strings.Join(model.Names(), ", "))
 	case opts.Task != "" && !slices.Contains(config.TaskNames(), opts.Task):

@@ -20,6 +20,7 @@ import (
 	"uhno/internal/datagen"
 	"uhno/internal/dynamics"
 	"uhno/internal/eval"
+	"uhno/internal/flagcheck"
 	"uhno/internal/progress"
 	"uhno/internal/runlock"
 	"uhno/internal/runrec"
@@ -62,6 +63,16 @@ type EvalOptions struct {
 // the checkpoints (evalCheckpoints), the test set (evalTestSet), the
 // rollouts (evalRollouts), the outputs (writeEval).
 func Eval(ctx context.Context, opts *EvalOptions) error {
+	if err := flagcheck.Check("eval",
+		flagcheck.NonNeg("--rollout", opts.Rollout, "the task's data.rollout"),
+		flagcheck.Positive("--horizon-mult", opts.HorizonMult),
+		flagcheck.NonNeg("--threads", opts.Threads, "all cores"),
+		flagcheck.NonNeg("--batch", opts.Batch, "optim.batch"),
+		flagcheck.NonNeg("--trajectories", opts.Limit, "all"),
+		flagcheck.Positive("--resamples", opts.Resamples),
+	); err != nil {
+		return err
+	}
 	if len(opts.Checkpoints) == 0 {
 		cks, why, err := defaultCheckpoints(RunsDir, opts.Task)
 		if err != nil {
@@ -71,9 +82,6 @@ func Eval(ctx context.Context, opts *EvalOptions) error {
 		if opts.Err != nil {
 			fmt.Fprintf(opts.Err, "eval: no --checkpoint given; evaluating %s (%s)\n", strings.Join(cks, " and "), why)
 		}
-	}
-	if opts.Rollout < 0 || opts.HorizonMult < 1 || opts.Batch < 0 || opts.Limit < 0 || opts.Resamples < 1 {
-		return fmt.Errorf("eval: --rollout, --batch and --trajectories must not be negative, --horizon-mult and --resamples >= 1")
 	}
 	if opts.Task != "" && !slices.Contains(config.TaskNames(), opts.Task) {
 		return fmt.Errorf("eval: --task %q: want one of %s", opts.Task, strings.Join(config.TaskNames(), ", "))

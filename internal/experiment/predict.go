@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"uhno/internal/data"
+	"uhno/internal/flagcheck"
 	"uhno/internal/predict"
 	"uhno/internal/progress"
 	"uhno/internal/train"
@@ -34,8 +35,13 @@ func Predict(ctx context.Context, opts *PredictOptions) error {
 	if opts.Checkpoint == "" || opts.Input == "" {
 		return fmt.Errorf("predict: --checkpoint and --input are required")
 	}
-	if opts.Steps < 0 || opts.Batch < 1 || opts.Resamples < 1 {
-		return fmt.Errorf("predict: --steps must not be negative, --batch and --resamples >= 1")
+	if err := flagcheck.Check("predict",
+		flagcheck.NonNeg("--steps", opts.Steps, "the run's data.rollout"),
+		flagcheck.Positive("--batch", opts.Batch),
+		flagcheck.NonNeg("--threads", opts.Threads, "all cores"),
+		flagcheck.Positive("--resamples", opts.Resamples),
+	); err != nil {
+		return err
 	}
 	st, dir, rec, err := readRun("predict", opts.Checkpoint)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"uhno/internal/config"
 	"uhno/internal/datagen"
 	"uhno/internal/experiment"
+	"uhno/internal/flagcheck"
 )
 
 // RunOptions are the inputs of Run (`uhno reproduce`).
@@ -82,8 +83,14 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if opts.Dir == "" {
 		return fmt.Errorf("reproduce: no output directory (--out)")
 	}
-	if opts.Parallel < 0 || opts.Threads < 0 || opts.Steps < 0 || opts.Limit < 0 || opts.Resamples < 1 {
-		return fmt.Errorf("reproduce: --parallel, --threads, --steps and --trajectories must not be negative, --resamples >= 1")
+	if err := flagcheck.Check("reproduce",
+		flagcheck.NonNeg("--steps", opts.Steps, "the schedule's"),
+		flagcheck.NonNeg("--parallel", opts.Parallel, "one"),
+		flagcheck.NonNeg("--threads", opts.Threads, "all cores"),
+		flagcheck.NonNeg("--trajectories", opts.Limit, "all"),
+		flagcheck.Positive("--resamples", opts.Resamples),
+	); err != nil {
+		return err
 	}
 	if opts.Finish && opts.Cell >= 0 {
 		return fmt.Errorf("reproduce: --cell and --finish are separate steps; give one")
