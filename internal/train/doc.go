@@ -162,10 +162,12 @@
 // swap (`renameat2(RENAME_EXCHANGE)` on Linux), so `latest` never names a
 // missing directory; elsewhere the old copy is moved aside and back.
 //
-// Faults. The log is flushed and fsynced before every checkpoint, so
-// the log of a killed run holds every record up to its last checkpoint
-// (resuming trims the rest), and a fresh run truncates a log left by a run
-// that died before its first checkpoint.
+// Faults. The log is written a whole record at a time as the run goes
+// (unbuffered, so it is current for tail -f and uhno report on a live
+// run) and fsynced before every checkpoint, so the log of a killed run
+// holds every record up to its last checkpoint (resuming trims the rest),
+// and a fresh run truncates a log left by a run that died before its
+// first checkpoint.
 //
 //   - Killed at any moment (SIGKILL, the OOM killer, a power cut after the
 //     fsyncs): `TestTrainSurvivesSIGKILL` (cmd/uhno) runs `uhno train` in

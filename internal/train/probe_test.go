@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -313,5 +314,43 @@ func TestProbeErrors(t *testing.T) {
 				t.Fatalf("got  %v\nwant %s", err, want)
 			}
 		})
+	}
+}
+
+// TestLogCurrentWhileRunning: the log is written through as the run goes
+// (one write per record), not held in a buffer until a checkpoint, so
+// that a long run can be watched (tail -f, uhno report on a live run).
+// A probe reads the log at steps 4 and 8 of a run with no checkpoint
+// before its end: every train and validation record up to its step is
+// there already, and whole.
+func TestLogCurrentWhileRunning(t *testing.T) {
+	dir := t.TempDir()
+	cfg, _, _ := tinyRun(dir, 10, 2, 1)
+	cfg.CkptEvery = 0
+	var seen [][]int // the train steps in the log, per probe call
+	cfg.Probes = []Probe{{Name: "watch", Every: 4, Run: func(_ context.Context, step int) (any, error) {
+		raw, err := os.ReadFile(filepath.Join(dir, LogFile))
+		if err != nil {
+			return nil, err
+		}
+		var got []int
+		for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+			var r LogRecord
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				return nil, fmt.Errorf("log line %q at step %d: %w", line, step, err)
+			}
+			if r.Kind == KindTrain {
+				got = append(got, r.Step)
+			}
+		}
+		seen = append(seen, got)
+		return step, nil
+	}}}
+	if _, err := Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6, 7, 8}}
+	if !reflect.DeepEqual(seen, want) {
+		t.Errorf("train records in the log while running: %v, want %v", seen, want)
 	}
 }

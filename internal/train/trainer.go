@@ -1,7 +1,6 @@
 package train
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -102,7 +101,10 @@ type trainer struct {
 
 	in, tgt []float32 // the host batch
 	logf    *os.File
-	logw    *bufio.Writer
+	// logw is logf, written a whole record at a time (one write per
+	// Encode, unbuffered), so that a run's log is current while it runs
+	// (tail -f, uhno report on a live run); io.Discard on other ranks.
+	logw    io.Writer
 	enc     *json.Encoder
 	tp, vtp *tensor.Tape // the step's tape, and validation's
 	graph   *graphStep
@@ -175,9 +177,6 @@ func (tr *trainer) release() {
 	if tr.tp != nil {
 		tr.tp.Release()
 	}
-	if tr.logw != nil {
-		tr.logw.Flush()
-	}
 	if tr.logf != nil {
 		tr.logf.Close()
 	}
@@ -238,7 +237,7 @@ func (tr *trainer) resume(ctx context.Context) error {
 // run first runs the probes its checkpoint's step misses.
 func (tr *trainer) open(ctx context.Context) error {
 	cfg := tr.cfg
-	tr.logw = bufio.NewWriter(io.Discard)
+	tr.logw = io.Discard
 	if tr.root {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return fmt.Errorf("train: %w", err)
@@ -253,7 +252,7 @@ func (tr *trainer) open(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("train: log: %w", err)
 		}
-		tr.logf, tr.logw = f, bufio.NewWriter(f)
+		tr.logf, tr.logw = f, f
 	}
 	tr.enc = json.NewEncoder(tr.logw)
 	tr.tp = tensor.NewTape(tr.b)
@@ -468,9 +467,6 @@ func (tr *trainer) write() error {
 	// The log reaches the disk before the checkpoint does, so that
 	// the log of a run killed after it holds every record up to the
 	// checkpoint's step (resuming trims the ones after).
-	if err := tr.logw.Flush(); err != nil {
-		return fmt.Errorf("train: step %d: log: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(tr.res.Checkpoint))
-	}
 	if err := tr.logf.Sync(); err != nil {
 		return fmt.Errorf("train: step %d: log: %w; no checkpoint written, last checkpoint %s", st.Step, err, orNone(tr.res.Checkpoint))
 	}
